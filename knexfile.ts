@@ -1,0 +1,11 @@
+import { knexConfig } from './src/db/knex';
+import { migrationSource } from './src/db/migrations';
+
+/**
+ * knex CLI configuration: the same database as the service (`DATABASE_URL`, default the
+ * embedded SQLite file) and the same migration list. Prefer `npm run cli -- migrate`.
+ */
+module.exports = {
+  ...knexConfig(process.env.DATABASE_URL || 'sqlite:var/gateway.sqlite3'),
+  migrations: { migrationSource },
+};

@@ -1,0 +1,203 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import depthLimit from 'graphql-depth-limit';
+import Koa, { Context } from 'koa';
+import { Knex } from 'knex';
+import { Registry, collectDefaultMetrics, Histogram } from 'prom-client';
+import { Authenticator } from './auth/authenticate';
+import { Config } from './config';
+import { ping } from './db/knex';
+import { GatewayContext } from './graphql/context';
+import { credentialsPlugin } from './graphql/credentials-plugin';
+import { makeFormatError } from './graphql/format-error';
+import { apolloKoa } from './graphql/koa-apollo';
+import { gatewaySchema } from './graphql/schema';
+import { Clock, systemClock } from './lib/clock';
+import { Logger } from './logger';
+import { BODY_LIMIT_BYTES } from './rest/body';
+import { sendBody } from './rest/respond';
+import { restRouter } from './rest/router';
+import { ROUTES } from './rest/routes';
+import { Services, createServices } from './services';
+import { VERSION } from './version';
+
+/** What the app needs from the process. */
+export interface AppDeps {
+  config: Config;
+  db: Knex;
+  logger: Logger;
+  /** Defaults to the wall clock; tests pass a controlled one. */
+  clock?: Clock;
+  /** `authorization` value pre-filled in Apollo Sandbox (the demo client's, when demo data is loaded). */
+  sandboxAuthorization?: string;
+}
+
+/** A built gateway: the Koa app plus what must be stopped on shutdown. */
+export interface GatewayApp {
+  koa: Koa;
+  services: Services;
+  metrics: Registry;
+  /** Stops Apollo (the database is the caller's). */
+  close(): Promise<void>;
+}
+
+/** Queries deeper than this are rejected at validation (CONTRACT §7 limits). */
+export const MAX_QUERY_DEPTH = 12;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the Koa application. Middleware order: request id → error guard → overload guard →
+ * metrics → system routes → /graphql → legacy REST rows → 404.
+ */
+export async function createApp(deps: AppDeps): Promise<GatewayApp> {
+  const { config, db, logger } = deps;
+  const clock = deps.clock ?? systemClock;
+  const services = createServices(db, config, clock);
+  const authenticator = new Authenticator(db);
+  const schema = await gatewaySchema();
+
+  const makeContext = async (ctx: Context): Promise<GatewayContext> => {
+    ctx.state.auth ??= await authenticator.authenticate(ctx.headers);
+    const auth = ctx.state.auth as GatewayContext['auth'];
+    const tenant = ctx.get('tenant');
+    return {
+      requestId: ctx.state.requestId as string,
+      auth,
+      client: auth.status === 'ok' ? auth.client : null,
+      tenantHeader: tenant === '' ? undefined : tenant,
+      baseUrl: config.publicBaseUrl ?? ctx.origin,
+      services,
+      logger: logger.child({ requestId: ctx.state.requestId }),
+    };
+  };
+
+  const apollo = new ApolloServer<GatewayContext>({
+    schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    csrfPrevention: true,
+    formatError: makeFormatError(logger),
+    validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+    plugins: [
+      credentialsPlugin(config.graphqlSandbox),
+      config.graphqlSandbox
+        ? ApolloServerPluginLandingPageLocalDefault({
+            embed: true,
+            footer: false,
+            ...(deps.sandboxAuthorization ? { headers: { authorization: deps.sandboxAuthorization } } : {}),
+          })
+        : ApolloServerPluginLandingPageDisabled(),
+    ],
+  });
+  await apollo.start();
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [metrics],
+  });
+
+  const koa = new Koa();
+  koa.proxy = config.trustProxy;
+  koa.silent = true;
+
+  koa.use(async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.set('x-request-id', ctx.state.requestId);
+    await next();
+  });
+
+  koa.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      const expose = typeof status === 'number' && status >= 400 && status < 500;
+      if (!expose) logger.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
+      sendBody(ctx, expose ? status : 500, { errorCode: 1, message: expose ? (err as Error).message : 'internal error' });
+    }
+  });
+
+  let inflight = 0;
+  koa.use(async (ctx, next) => {
+    if (inflight >= config.maxInflight) {
+      ctx.set('retry-after', '1');
+      sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
+      return;
+    }
+    inflight++;
+    try {
+      await next();
+    } finally {
+      inflight--;
+    }
+  });
+
+  koa.use(async (ctx, next) => {
+    const end = duration.startTimer();
+    try {
+      await next();
+    } finally {
+      end({ method: ctx.method, route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: ctx.status });
+    }
+  });
+
+  const system = new Router();
+  system.get('/healthz', (ctx) => sendBody(ctx, 200, { status: 'ok', version: VERSION }));
+  system.get('/readyz', async (ctx) => {
+    try {
+      await ping(db);
+      sendBody(ctx, 200, { status: 'ready' });
+    } catch (err) {
+      logger.warn({ err }, 'readiness check failed');
+      sendBody(ctx, 503, { status: 'unavailable' });
+    }
+  });
+  system.get('/metrics', async (ctx) => {
+    ctx.type = metrics.contentType;
+    ctx.body = await metrics.metrics();
+  });
+  koa.use(system.routes());
+
+  const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
+  const graphql = new Router();
+  graphql.all('/graphql', async (ctx) => {
+    try {
+      await graphqlBody(ctx, async () => undefined);
+    } catch (err) {
+      const status = (err as { status?: number }).status === 413 ? 413 : 400;
+      ctx.status = status;
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = JSON.stringify({
+        errors: [{ message: status === 413 ? 'request body too large' : 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }],
+      });
+      return;
+    }
+    await apolloKoa(apollo, makeContext)(ctx, async () => undefined);
+  });
+  koa.use(graphql.routes());
+
+  // Runs after the routers: a path nobody answered gets a legacy 404 or 405 body.
+  koa.use(async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 405) sendBody(ctx, 405, { errorCode: 1, message: `method ${ctx.method} not allowed here` });
+    else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
+  });
+
+  const rest = restRouter(ROUTES, schema, makeContext);
+  koa.use(rest.routes());
+  koa.use(rest.allowedMethods());
+
+  return { koa, services, metrics, close: () => apollo.stop() };
+}

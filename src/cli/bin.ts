@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import fs from 'node:fs';
+import { Command, Option } from 'commander';
+import { Knex } from 'knex';
+import { findClientByUsername, insertClient } from '../auth/client.store';
+import { hashPassword } from '../auth/password';
+import { parsePermissions } from '../auth/permissions';
+import { ConfigError, loadConfig } from '../config';
+import { DatasetError, importDataset } from '../dataset/import';
+import { createKnex } from '../db/knex';
+import { migrateLatest } from '../db/migrations';
+import { printGatewaySchema } from '../graphql/schema';
+import { systemClock } from '../lib/clock';
+import { serve } from '../main';
+import { upsertTenant } from '../modules/tenants/tenant.store';
+import { VERSION } from '../version';
+
+/** A CLI failure shown as one line on stderr with exit status 1. */
+class CliError extends Error {}
+
+async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
+  const db = createKnex(loadConfig().databaseUrl);
+  try {
+    return await fn(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * The gateway CLI (CONTRACT §8), `npm run cli -- <command>` or the package bin:
+ * `migrate`, `import <file.json>`, `client create`, `serve`, `schema`.
+ */
+export function buildCli(): Command {
+  const program = new Command('subscriber-gateway').version(VERSION).description('Subscriber Gateway command line');
+
+  program
+    .command('migrate')
+    .description('bring the database (DATABASE_URL) to the latest schema')
+    .action(() =>
+      withDb(async (db) => {
+        const applied = await migrateLatest(db);
+        process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
+      }),
+    );
+
+  program
+    .command('import <file>')
+    .description('validate a dataset file (CONTRACT §9) and upsert it; a bad file changes nothing')
+    .action((file: string) =>
+      withDb(async (db) => {
+        let doc: unknown;
+        try {
+          doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+        } catch (err) {
+          throw new CliError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+        }
+        await migrateLatest(db);
+        const summary = await importDataset(db, doc, systemClock);
+        process.stdout.write(`${JSON.stringify(summary)}\n`);
+      }),
+    );
+
+  program
+    .command('client')
+    .description('manage API clients')
+    .command('create')
+    .description('create an API client (its tenant is created when missing)')
+    .requiredOption('--tenant <name>', 'tenant name')
+    .requiredOption('--username <name>', 'login name (no colon)')
+    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .addOption(new Option('--permissions <list>', 'comma-separated permissions').default(''))
+    .action((opts: { tenant: string; username: string; password: string; permissions: string }) =>
+      withDb(async (db) => {
+        if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.tenant)) throw new CliError('--tenant: 1-64 of A-Z a-z 0-9 . _ -');
+        if (!/^[^:\s]{1,128}$/.test(opts.username)) throw new CliError('--username: 1-128 characters, no colon or space');
+        if (opts.password.length < 8) throw new CliError('--password: at least 8 characters');
+        let permissions;
+        try {
+          permissions = parsePermissions(opts.permissions);
+        } catch (err) {
+          throw new CliError(`--permissions: ${(err as Error).message}`);
+        }
+        await migrateLatest(db);
+        if (await findClientByUsername(db, opts.username)) throw new CliError(`client ${opts.username} already exists`);
+        const now = systemClock.nowMs();
+        const { tenant } = await upsertTenant(db, opts.tenant, now);
+        const passwordHash = await hashPassword(opts.password);
+        await insertClient(db, { tenantId: tenant.id, username: opts.username, passwordHash, permissions, enabled: true }, now);
+        process.stdout.write(`created client ${opts.username} in tenant ${tenant.name}: ${permissions.join(',') || '(no permissions)'}\n`);
+      }),
+    );
+
+  program
+    .command('serve')
+    .description('migrate, load the demo data into an empty database, and serve')
+    .action(async () => {
+      await serve(loadConfig());
+    });
+
+  program
+    .command('schema')
+    .description('print the GraphQL SDL (what schema/schema.graphql holds)')
+    .option('--write <file>', 'write it to a file instead')
+    .action(async (opts: { write?: string }) => {
+      const sdl = await printGatewaySchema();
+      if (opts.write) fs.writeFileSync(opts.write, sdl);
+      else process.stdout.write(sdl);
+    });
+
+  return program;
+}
+
+if (require.main === module) {
+  buildCli()
+    .parseAsync(process.argv)
+    .catch((err) => {
+      if (err instanceof ConfigError || err instanceof CliError || err instanceof DatasetError) {
+        process.stderr.write(`error: ${err.message}\n`);
+      } else {
+        process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+      process.exit(1);
+    });
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * The service configuration, read once from the environment (CONTRACT §8).
+ * Every value is validated; an invalid one stops start-up with a message naming the variable.
+ */
+export interface Config {
+  /** `sqlite:<path>`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
+  databaseUrl: string;
+  /** TCP port to listen on (default 8080). */
+  port: number;
+  /** Interface to bind (default 0.0.0.0). */
+  host: string;
+  /** Absolute base URL used in emitted links; when unset the request's own origin is used. */
+  publicBaseUrl: string | null;
+  /** Token lifetime in seconds (default 3600, published). */
+  tokenTtlSeconds: number;
+  /** Upper bound of one rating operation in milliseconds (default 2000). */
+  ratingTimeoutMs: number;
+  /** Maximum members of one group (default 10). */
+  maxGroupSize: number;
+  /** Maximum plans one subscriber may hold, own plans plus received allowances (default 20). */
+  maxPlansPerSubscriber: number;
+  /** Requests in flight past which the service answers 503 (default 1000). */
+  maxInflight: number;
+  /** Apollo Sandbox landing page and credential-free schema introspection (default on outside production). */
+  graphqlSandbox: boolean;
+  /** pino log level. */
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Trust `x-forwarded-*` headers (only behind a proxy you control). */
+  trustProxy: boolean;
+  /** `NODE_ENV === 'production'`. */
+  production: boolean;
+}
+
+/** Raised when the environment holds an invalid value; the message names every offending variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'].includes(v), 'must be true or false')
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const databaseUrl = z
+  .string()
+  .refine(
+    (v) => /^sqlite:.+/.test(v) || /^mysql:\/\/[^/]+\/[^/?]+/.test(v),
+    'must be sqlite:<path>, sqlite::memory: or mysql://user:pass@host:port/database',
+  );
+
+const schema = z.object({
+  DATABASE_URL: databaseUrl.default('sqlite:var/gateway.sqlite3'),
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((v) => v.replace(/\/+$/, ''))
+    .optional(),
+  TOKEN_TTL_SECONDS: int(1, 31_536_000).default(3600),
+  RATING_TIMEOUT_MS: int(1, 600_000).default(2000),
+  MAX_GROUP_SIZE: int(1, 10_000).default(10),
+  MAX_PLANS_PER_SUBSCRIBER: int(1, 10_000).default(20),
+  MAX_INFLIGHT: int(1, 1_000_000).default(1000),
+  GRAPHQL_SANDBOX: bool.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: bool.default(false),
+  NODE_ENV: z.string().optional(),
+});
+
+/**
+ * Builds the typed configuration from an environment map (CONTRACT §8).
+ * Empty strings count as unset, so `PORT=` falls back to the default.
+ * @throws ConfigError naming each invalid variable and why.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  return {
+    databaseUrl: e.DATABASE_URL,
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: e.PUBLIC_BASE_URL ?? null,
+    tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
+    ratingTimeoutMs: e.RATING_TIMEOUT_MS,
+    maxGroupSize: e.MAX_GROUP_SIZE,
+    maxPlansPerSubscriber: e.MAX_PLANS_PER_SUBSCRIBER,
+    maxInflight: e.MAX_INFLIGHT,
+    graphqlSandbox: e.GRAPHQL_SANDBOX ?? !production,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+    production,
+  };
+}

@@ -1,0 +1,164 @@
+import Ajv, { ErrorObject } from 'ajv';
+import { Knex } from 'knex';
+import { ApiClient, findClientByUsername, insertClient, updateClient } from '../auth/client.store';
+import { hashPassword, verifyPassword } from '../auth/password';
+import { Clock } from '../lib/clock';
+import { Money } from '../lib/money';
+import { normalizeMsisdn } from '../lib/msisdn';
+import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
+import { findSubscriber, insertSubscriber, updateSubscriber } from '../modules/subscribers/subscriber.store';
+import { DATASET_SCHEMA, Dataset, PENDING_SECTIONS } from './dataset.schema';
+
+/** A rejected dataset: `path` is the JSON path of the first error (`$.clients[0].password`). */
+export class DatasetError extends Error {
+  override name = 'DatasetError';
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+/** Rows created, updated and left unchanged per section. */
+export type ImportSummary = Record<'tenants' | 'clients' | 'subscribers', { created: number; updated: number; unchanged: number }>;
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+const validateDataset = ajv.compile(DATASET_SCHEMA);
+
+function jsonPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').slice(1);
+  if (extra !== undefined) parts.push(extra);
+  return parts.reduce(
+    (acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `${acc}.${p}` : `${acc}[${JSON.stringify(p)}]`),
+    '$',
+  );
+}
+
+function describe(e: ErrorObject): DatasetError {
+  const params = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') return new DatasetError(jsonPath(e.instancePath, String(params.missingProperty)), 'is required');
+  if (e.keyword === 'additionalProperties') {
+    return new DatasetError(jsonPath(e.instancePath, String(params.additionalProperty)), 'is not a known field');
+  }
+  if (e.keyword === 'enum') {
+    return new DatasetError(jsonPath(e.instancePath), `must be one of ${(params.allowedValues as unknown[]).join(', ')}`);
+  }
+  return new DatasetError(jsonPath(e.instancePath), e.message ?? 'is invalid');
+}
+
+/**
+ * Validates a dataset document (CONTRACT §9) against the JSON Schema and the rules a schema
+ * cannot say (sections this version does not import yet, duplicate natural keys, prepaid
+ * balances not negative).
+ * @throws DatasetError with the JSON path of the first error.
+ */
+export function validateDatasetDocument(doc: unknown): Dataset {
+  if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
+    for (const section of PENDING_SECTIONS) {
+      if (section in doc) throw new DatasetError(`$.${section}`, `section "${section}" is not supported by this version yet`);
+    }
+  }
+  if (!validateDataset(doc)) throw describe(validateDataset.errors![0]);
+  const ds = doc as Dataset;
+  const seen = new Set<string>();
+  const unique = (key: string, path: string): void => {
+    if (seen.has(key)) throw new DatasetError(path, 'duplicates an earlier row with the same natural key');
+    seen.add(key);
+  };
+  ds.tenants?.forEach((t, i) => unique(`tenant\0${t.name}`, `$.tenants[${i}].name`));
+  ds.clients?.forEach((c, i) => unique(`client\0${c.username}`, `$.clients[${i}].username`));
+  ds.subscribers?.forEach((s, i) => {
+    unique(`subscriber\0${s.tenant}\0${normalizeMsisdn(s.msisdn)}`, `$.subscribers[${i}].msisdn`);
+    if (s.paymentType === 'prepaid' && s.balance?.startsWith('-')) {
+      throw new DatasetError(`$.subscribers[${i}].balance`, 'a prepaid balance cannot be negative');
+    }
+  });
+  return ds;
+}
+
+function emptySummary(): ImportSummary {
+  const z = () => ({ created: 0, updated: 0, unchanged: 0 });
+  return { tenants: z(), clients: z(), subscribers: z() };
+}
+
+async function tenantId(trx: Knex, name: string, path: string): Promise<number> {
+  const t = await findTenantByName(trx, name);
+  if (!t) throw new DatasetError(path, `tenant "${name}" is neither in the file nor in the database`);
+  return t.id;
+}
+
+async function sameClient(existing: ApiClient, tenant: number, c: NonNullable<Dataset['clients']>[number]): Promise<boolean> {
+  return (
+    existing.tenantId === tenant &&
+    existing.enabled === (c.enabled ?? true) &&
+    [...existing.permissions].sort().join(',') === [...c.permissions].sort().join(',') &&
+    (await verifyPassword(c.password, existing.passwordHash))
+  );
+}
+
+/**
+ * Imports a dataset document (CONTRACT §9): validates the whole document first, then upserts
+ * every row by its natural key in one transaction. Importing the same file twice changes
+ * nothing (a client's stored hash is kept while its password still verifies). A bad file is
+ * rejected whole and nothing is written.
+ * @throws DatasetError with the JSON path of the first error.
+ */
+export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promise<ImportSummary> {
+  const ds = validateDatasetDocument(doc);
+  const summary = emptySummary();
+  await db.transaction(async (trx) => {
+    const now = clock.nowMs();
+    for (const t of ds.tenants ?? []) {
+      const { created } = await upsertTenant(trx, t.name, now);
+      summary.tenants[created ? 'created' : 'unchanged']++;
+    }
+    for (const [i, c] of (ds.clients ?? []).entries()) {
+      const tenant = await tenantId(trx, c.tenant, `$.clients[${i}].tenant`);
+      const existing = await findClientByUsername(trx, c.username);
+      if (existing && (await sameClient(existing, tenant, c))) {
+        summary.clients.unchanged++;
+        continue;
+      }
+      const keepHash = existing && (await verifyPassword(c.password, existing.passwordHash));
+      const write = {
+        tenantId: tenant,
+        username: c.username,
+        passwordHash: keepHash ? existing.passwordHash : await hashPassword(c.password),
+        permissions: c.permissions,
+        enabled: c.enabled ?? true,
+      };
+      if (existing) await updateClient(trx, existing.id, write, now);
+      else await insertClient(trx, write, now);
+      summary.clients[existing ? 'updated' : 'created']++;
+    }
+    for (const [i, s] of (ds.subscribers ?? []).entries()) {
+      const tenant = await tenantId(trx, s.tenant, `$.subscribers[${i}].tenant`);
+      const msisdn = normalizeMsisdn(s.msisdn)!;
+      const write = {
+        tenantId: tenant,
+        msisdn,
+        status: s.status,
+        paymentType: s.paymentType,
+        balance: Money.parse(s.balance ?? '0', { allowNegative: true }),
+        currency: s.currency,
+      };
+      const existing = await findSubscriber(trx, tenant, msisdn);
+      if (!existing) {
+        await insertSubscriber(trx, write, now);
+        summary.subscribers.created++;
+      } else if (
+        existing.status === write.status &&
+        existing.paymentType === write.paymentType &&
+        existing.currency === write.currency &&
+        existing.balance.cmp(write.balance) === 0
+      ) {
+        summary.subscribers.unchanged++;
+      } else {
+        await updateSubscriber(trx, existing.id, write, now);
+        summary.subscribers.updated++;
+      }
+    }
+  });
+  return summary;
+}

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { Knex } from 'knex';
+
+/** The database dialects the gateway runs on. */
+export type Dialect = 'sqlite' | 'mysql';
+
+/**
+ * Builds the knex configuration for a `DATABASE_URL` (CONTRACT §8):
+ * `sqlite:<path>` (file, parent directory created), `sqlite::memory:`, or
+ * `mysql://user:pass@host:port/database` (MySQL 8 / MariaDB 10.6+ through mysql2).
+ * @throws Error for any other scheme.
+ */
+export function knexConfig(databaseUrl: string): Knex.Config {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const file = databaseUrl.slice('sqlite:'.length);
+    const memory = file === ':memory:';
+    if (!memory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    return {
+      client: 'better-sqlite3',
+      connection: { filename: file },
+      useNullAsDefault: true,
+      // One connection: SQLite has one writer, and an in-memory database is per connection.
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          if (!memory) conn.pragma('journal_mode = WAL');
+          conn.pragma('foreign_keys = ON');
+          conn.pragma('busy_timeout = 5000');
+          done(null, conn);
+        },
+      },
+    };
+  }
+  if (databaseUrl.startsWith('mysql://')) {
+    const url = new URL(databaseUrl);
+    return {
+      client: 'mysql2',
+      connection: {
+        host: url.hostname,
+        port: url.port ? Number(url.port) : 3306,
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: decodeURIComponent(url.pathname.slice(1)),
+        charset: 'utf8mb4',
+        timezone: 'Z',
+        // BIGINT micro-units and quotas come back as exact numbers (safe range) or strings.
+        supportBigNumbers: true,
+        bigNumberStrings: false,
+        decimalNumbers: false,
+      },
+      pool: { min: 0, max: 10 },
+    };
+  }
+  throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`);
+}
+
+/** Opens a knex instance for `databaseUrl`; close it with `destroy()`. */
+export function createKnex(databaseUrl: string): Knex {
+  return knexFactory(knexConfig(databaseUrl));
+}
+
+/** The dialect behind a knex instance. */
+export function dialectOf(db: Knex): Dialect {
+  const client = String(db.client.config.client);
+  return client.includes('mysql') ? 'mysql' : 'sqlite';
+}
+
+/** True when `err` is a unique-constraint violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number };
+  return e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Runs a query that checks the database answers (readiness). */
+export async function ping(db: Knex): Promise<void> {
+  await db.raw('select 1');
+}

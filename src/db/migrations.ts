@@ -1,0 +1,27 @@
+import { Knex } from 'knex';
+import * as foundation from '../../migrations/20261122000100_foundation';
+
+/**
+ * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
+ * them here lets the same code run from sources (tests) and from the compiled build, with no
+ * file-extension rules to keep in step.
+ */
+const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [['20261122000100_foundation', foundation]];
+
+/** knex migration source over {@link MIGRATIONS}. */
+export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: (m) => m[0],
+  getMigration: async (m) => m[1],
+};
+
+/** Brings the schema to the latest migration; returns the names applied now. */
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
+  return applied;
+}
+
+/** Rolls every migration back (tests). */
+export async function migrateRollbackAll(db: Knex): Promise<void> {
+  await db.migrate.rollback({ migrationSource }, true);
+}

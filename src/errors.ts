@@ -1,0 +1,103 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * GraphQL error codes used in `extensions.code` (CONTRACT §7).
+ */
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'BAD_USER_INPUT'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'INTERNAL_SERVER_ERROR';
+
+/** One offending input field, as in the 412 body `{"errors":[{"field","description"}]}`. */
+export interface FieldError {
+  field: string;
+  description: string;
+}
+
+/**
+ * A rule violation raised by a service or the auth layer. It is a GraphQLError, so it reaches
+ * GraphQL clients with `extensions.code` and its facts, and it carries the HTTP status the REST
+ * layer answers with (ARCHITECTURE.md "Errors are typed"). `extensions` never holds a stack.
+ */
+export class DomainError extends GraphQLError {
+  constructor(
+    message: string,
+    readonly code: ErrorCode,
+    /** HTTP status a REST row answers with. */
+    readonly httpStatus: number,
+    facts: Record<string, unknown> = {},
+  ) {
+    super(message, { extensions: { code, ...facts } });
+  }
+}
+
+/** Missing or bad credentials (HTTP 401). */
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'authorization failed') {
+    super(message, 'UNAUTHENTICATED', 401);
+  }
+}
+
+/** Authenticated, but not allowed: missing grant, permission header or wrong tenant (HTTP 403). */
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super(message, 'FORBIDDEN', 403);
+  }
+}
+
+/** Invalid input, listing the offending fields (HTTP 400 unless a path says otherwise). */
+export class BadUserInputError extends DomainError {
+  constructor(
+    message: string,
+    readonly fields: FieldError[],
+    facts: Record<string, unknown> = {},
+    httpStatus = 400,
+  ) {
+    super(message, 'BAD_USER_INPUT', httpStatus, { fields, ...facts });
+  }
+}
+
+/** The named entity does not exist in the caller's tenant (HTTP 404). */
+export class NotFoundError extends DomainError {
+  constructor(message: string, facts: Record<string, unknown> = {}) {
+    super(message, 'NOT_FOUND', 404, facts);
+  }
+}
+
+/** The request conflicts with existing state (HTTP 409). */
+export class ConflictError extends DomainError {
+  constructor(message: string, facts: Record<string, unknown> = {}) {
+    super(message, 'CONFLICT', 409, facts);
+  }
+}
+
+/**
+ * The OAuth-style token errors of CONTRACT §3 (HTTP 400): `error` is `invalid_request` or
+ * `unsupported_grant_type`; `error_description` is the published text.
+ */
+export class OAuthRequestError extends BadUserInputError {
+  constructor(
+    readonly error: 'invalid_request' | 'unsupported_grant_type',
+    readonly errorDescription: string,
+    fields: string[],
+  ) {
+    super(
+      errorDescription,
+      fields.map((field) => ({ field, description: errorDescription })),
+      { error, error_description: errorDescription },
+    );
+  }
+}
+
+/** Finds the DomainError behind a GraphQL error, if any. */
+export function domainErrorOf(err: unknown): DomainError | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++) {
+    if (e instanceof DomainError) return e;
+    e = (e as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}

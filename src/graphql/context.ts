@@ -1,0 +1,33 @@
+import { AuthResult } from '../auth/authenticate';
+import { ApiClient } from '../auth/client.store';
+import { UnauthenticatedError } from '../errors';
+import { Logger } from '../logger';
+import { Services } from '../services';
+
+/**
+ * Per-request context shared by GraphQL resolvers and the REST layer (which executes the same
+ * operations): who is calling, which request this is, and the services.
+ */
+export interface GatewayContext {
+  /** The request's `x-request-id`. */
+  requestId: string;
+  /** Outcome of reading the Basic credentials. */
+  auth: AuthResult;
+  /** The authenticated API client, or null. */
+  client: ApiClient | null;
+  /** Value of the `tenant` header, when sent. */
+  tenantHeader: string | undefined;
+  /** Absolute base URL for emitted links: PUBLIC_BASE_URL, else the request's origin. */
+  baseUrl: string;
+  services: Services;
+  logger: Logger;
+}
+
+/**
+ * The authenticated caller as services want it.
+ * @throws UnauthenticatedError when the request carries no valid credentials.
+ */
+export function callerOf(ctx: GatewayContext): { clientId: number; tenantId: number; tenantName: string } {
+  if (!ctx.client) throw new UnauthenticatedError('authentication required');
+  return { clientId: ctx.client.id, tenantId: ctx.client.tenantId, tenantName: ctx.client.tenantName };
+}

@@ -1,0 +1,56 @@
+import { ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import { DocumentNode, GraphQLError, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import { GatewayContext } from './context';
+
+/** `www-authenticate` challenge sent with every 401 (CONTRACT §2). */
+export const BASIC_CHALLENGE = 'Basic realm="subscriber-gateway"';
+
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
+
+/** True when every top-level field of the operation is schema introspection. */
+export function isIntrospectionOnly(document: DocumentNode, op: OperationDefinitionNode): boolean {
+  const fragments = new Map(
+    document.definitions.flatMap((d) => (d.kind === 'FragmentDefinition' ? [[d.name.value, d.selectionSet] as const] : [])),
+  );
+  const seen = new Set<string>();
+  const check = (set: SelectionSetNode): boolean =>
+    set.selections.every((s) => {
+      if (s.kind === 'Field') return INTROSPECTION_FIELDS.has(s.name.value);
+      if (s.kind === 'InlineFragment') return check(s.selectionSet);
+      if (seen.has(s.name.value)) return true;
+      seen.add(s.name.value);
+      const f = fragments.get(s.name.value);
+      return f ? check(f) : false;
+    });
+  return op.operation === 'query' && check(op.selectionSet);
+}
+
+function httpError(message: string, code: string, status: number, headers?: [string, string][]): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, http: { status, headers: new HeaderMap(headers ?? []) } } });
+}
+
+/**
+ * Credentials and tenant rule for `/graphql` (CONTRACT §2): every operation needs valid Basic
+ * credentials (401 with `www-authenticate` otherwise), except pure schema introspection
+ * without credentials while the sandbox is enabled; a `tenant` header, when sent, must name
+ * the client's tenant (403).
+ */
+export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue, operation, document }) {
+          const { auth } = contextValue;
+          if (auth.status !== 'ok') {
+            if (auth.status === 'missing' && sandboxEnabled && operation && isIntrospectionOnly(document, operation)) return;
+            throw httpError('authentication required', 'UNAUTHENTICATED', 401, [['www-authenticate', BASIC_CHALLENGE]]);
+          }
+          const tenant = contextValue.tenantHeader;
+          if (tenant !== undefined && tenant !== auth.client.tenantName) {
+            throw httpError('tenant header does not name your tenant', 'FORBIDDEN', 403);
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import 'reflect-metadata';
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { TokenResolver } from '../modules/tokens/token.resolver';
+import { authChecker } from './auth-checker';
+
+/** Every resolver class of the gateway. */
+export const RESOLVERS = [TokenResolver] as const;
+
+let built: Promise<GraphQLSchema> | undefined;
+
+/** The gateway schema, built once per process (type-graphql). */
+export function gatewaySchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({ resolvers: [...RESOLVERS], authChecker, validate: false });
+  return built;
+}
+
+/** The SDL committed as `schema/schema.graphql` (sorted, so diffs are stable). */
+export async function printGatewaySchema(): Promise<string> {
+  return `${printSchema(lexicographicSortSchema(await gatewaySchema()))}\n`;
+}

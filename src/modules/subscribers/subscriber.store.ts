@@ -1,0 +1,67 @@
+import { Knex } from 'knex';
+import { Money } from '../../lib/money';
+
+/** Subscriber status (CONTRACT §9). */
+export type SubscriberStatus = 'active' | 'inactive' | 'suspended';
+/** Subscriber payment type (CONTRACT §9). */
+export type PaymentType = 'prepaid' | 'postpaid';
+
+/** A subscriber account: msisdn canonical (digits), balance exact, currency ISO 4217. */
+export interface Subscriber {
+  id: number;
+  tenantId: number;
+  msisdn: string;
+  status: SubscriberStatus;
+  paymentType: PaymentType;
+  balance: Money;
+  currency: string;
+}
+
+const COLUMNS = ['id', 'tenant_id', 'msisdn', 'status', 'payment_type', 'balance_micros', 'currency'];
+
+function toSubscriber(r: Record<string, unknown>): Subscriber {
+  return {
+    id: Number(r.id),
+    tenantId: Number(r.tenant_id),
+    msisdn: String(r.msisdn),
+    status: r.status as SubscriberStatus,
+    paymentType: r.payment_type as PaymentType,
+    balance: Money.fromMicros(r.balance_micros as number | string),
+    currency: String(r.currency),
+  };
+}
+
+/** Finds a tenant's subscriber by canonical MSISDN. */
+export async function findSubscriber(db: Knex, tenantId: number, msisdn: string): Promise<Subscriber | undefined> {
+  const r = await db('subscribers').select(COLUMNS).where({ tenant_id: tenantId, msisdn }).first();
+  return r ? toSubscriber(r) : undefined;
+}
+
+/** The writable fields of a subscriber. */
+export type SubscriberWrite = Omit<Subscriber, 'id'>;
+
+/** Inserts a subscriber; returns its id. */
+export async function insertSubscriber(db: Knex, s: SubscriberWrite, nowMs: number): Promise<number> {
+  const [id] = await db('subscribers').insert({
+    tenant_id: s.tenantId,
+    msisdn: s.msisdn,
+    status: s.status,
+    payment_type: s.paymentType,
+    balance_micros: s.balance.toDb(),
+    currency: s.currency,
+    created_at: nowMs,
+    updated_at: nowMs,
+  });
+  return Number(id);
+}
+
+/** Overwrites a subscriber's status, payment type, balance and currency. */
+export async function updateSubscriber(db: Knex, id: number, s: SubscriberWrite, nowMs: number): Promise<void> {
+  await db('subscribers').where({ id }).update({
+    status: s.status,
+    payment_type: s.paymentType,
+    balance_micros: s.balance.toDb(),
+    currency: s.currency,
+    updated_at: nowMs,
+  });
+}

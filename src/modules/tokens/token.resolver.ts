@@ -1,0 +1,45 @@
+import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Permission } from '../../auth/permissions';
+import { GatewayContext, callerOf } from '../../graphql/context';
+import { IssuedTokenType, TokenIntrospectionType } from './token.types';
+
+/** Token operations (CONTRACT §3); the rules live in TokenService. */
+@Resolver()
+export class TokenResolver {
+  @Authorized(Permission.TOKEN_ISSUE)
+  @Mutation(() => IssuedTokenType, {
+    description:
+      'Issues a bearer token for a subscriber. Null/empty arguments give BAD_USER_INPUT with `error: invalid_request`; a grant type other than `client_credentials` gives `unsupported_grant_type`. Needs TOKEN_ISSUE.',
+  })
+  issueToken(
+    @Arg('grantType', () => String, { nullable: true, description: 'Must be `client_credentials`.' }) grantType: string | null,
+    @Arg('clientId', () => String, { nullable: true, description: 'The subscriber MSISDN (optional `+`, 5-15 digits).' })
+    clientId: string | null,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<IssuedTokenType> {
+    return ctx.services.tokens.issue(callerOf(ctx), grantType, clientId);
+  }
+
+  @Authorized(Permission.TOKEN_INTROSPECT)
+  @Query(() => TokenIntrospectionType, {
+    description: 'Validates a token in your tenant. Unknown, expired, revoked and other tenants\' tokens are inactive. Needs TOKEN_INTROSPECT.',
+  })
+  async introspectToken(
+    @Arg('token', () => String, { nullable: true, description: 'The token to check.' }) token: string | null,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<TokenIntrospectionType> {
+    const r = await ctx.services.tokens.introspect(callerOf(ctx), token);
+    return r.active ? r : { active: false, clientId: null, expiry: null };
+  }
+
+  @Authorized(Permission.TOKEN_ISSUE)
+  @Mutation(() => Boolean, {
+    description: 'Revokes a token of your tenant (RFC 7009: revoking an unknown token also succeeds). Needs TOKEN_ISSUE.',
+  })
+  revokeToken(
+    @Arg('token', () => String, { nullable: true, description: 'The token to revoke.' }) token: string | null,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<boolean> {
+    return ctx.services.tokens.revoke(callerOf(ctx), token);
+  }
+}

@@ -1,0 +1,56 @@
+import { bodyParser } from '@koa/bodyparser';
+import type { Context } from 'koa';
+import typeis from 'type-is';
+
+/** Largest accepted request body (CONTRACT §1): 1 MiB. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** A request body that cannot be used: status 400, 413 or 415 and a message for the client. */
+export class BodyError extends Error {
+  override name = 'BodyError';
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const parser = bodyParser({
+  enableTypes: ['json'],
+  jsonLimit: BODY_LIMIT_BYTES,
+  jsonStrict: true,
+  // A body without content-type is read as JSON (CONTRACT §1).
+  detectJSON: (ctx) => !ctx.get('content-type'),
+  parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+});
+
+/** True when the content-type is JSON (any case, parameters allowed) or absent. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  return !contentType || typeis.is(contentType.toLowerCase(), ['application/json', '+json']) !== false;
+}
+
+/**
+ * Reads the request body as a JSON object (CONTRACT §1): a non-JSON content-type is 415, more
+ * than 1 MiB is 413, unparseable JSON or a top level that is not an object is 400. An empty
+ * body reads as `{}`.
+ * @throws BodyError
+ */
+export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  if (!isJsonContentType(ctx.get('content-type') || undefined)) {
+    throw new BodyError(415, 'content-type must be application/json');
+  }
+  try {
+    await parser(ctx, async () => undefined);
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 413) throw new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+    if (status === 415) throw new BodyError(415, 'unsupported content encoding');
+    throw new BodyError(400, 'request body is not valid JSON');
+  }
+  const body = ctx.request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new BodyError(400, 'request body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,44 @@
+import { GraphQLError } from 'graphql';
+import { DomainError, OAuthRequestError, domainErrorOf } from '../errors';
+import { Logger } from '../logger';
+import { BodyError } from './body';
+import { ErrorStyle } from './route';
+
+/** A REST error outcome before rendering. */
+export interface RestFailure {
+  status: number;
+  message: string;
+  domain?: DomainError;
+}
+
+/**
+ * Classifies anything a REST row threw or the operation returned: body errors keep their
+ * 400/413/415, domain errors their HTTP status, GraphQL request errors are 400, and anything
+ * else is logged and becomes a bare 500 (no message or stack from inside).
+ */
+export function toFailure(err: unknown, logger: Logger): RestFailure {
+  if (err instanceof BodyError) return { status: err.status, message: err.message };
+  const domain = domainErrorOf(err);
+  if (domain) return { status: domain.httpStatus, message: domain.message, domain };
+  if (err instanceof GraphQLError && !err.originalError) return { status: 400, message: err.message };
+  logger.error({ err }, 'unexpected error in REST row');
+  return { status: 500, message: 'internal error' };
+}
+
+/**
+ * Renders a failure as the path's legacy error body (CONTRACT §1–3).
+ * oauth: 401 is the published `{"error":"unauthorized","error_description":"authorization failed"}`,
+ * 403 the common `{"errorCode":1,"message"}`, token request errors their own `error`,
+ * other 4xx `invalid_request`, 5xx `server_error`.
+ * plain: `{"errorCode","message"}`, errorCode from the domain error when it has one, else 1.
+ */
+export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, unknown> {
+  if (style === 'oauth' && f.status !== 403) {
+    if (f.status === 401) return { error: 'unauthorized', error_description: 'authorization failed' };
+    if (f.domain instanceof OAuthRequestError) return { error: f.domain.error, error_description: f.domain.errorDescription };
+    if (f.status >= 500) return { error: 'server_error', error_description: f.message };
+    return { error: 'invalid_request', error_description: f.message };
+  }
+  const errorCode = f.domain?.extensions.errorCode;
+  return { errorCode: typeof errorCode === 'number' ? errorCode : 1, message: f.message };
+}

@@ -1,0 +1,19 @@
+import type { Context } from 'koa';
+import { negotiateFormat } from './negotiate';
+import { toXml } from './xml';
+
+/**
+ * Writes a REST response in the negotiated format (CONTRACT §1): JSON when it is the client's
+ * best acceptable type, otherwise XML. `vary: accept` tells caches the body depends on it.
+ */
+export function sendBody(ctx: Context, status: number, body: Record<string, unknown>): void {
+  ctx.status = status;
+  ctx.vary('accept');
+  if (negotiateFormat(ctx.get('accept') || undefined) === 'json') {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = JSON.stringify(body);
+  } else {
+    ctx.type = 'application/xml; charset=utf-8';
+    ctx.body = toXml(body);
+  }
+}

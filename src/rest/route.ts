@@ -1,0 +1,64 @@
+import { Permission } from '../auth/permissions';
+import { BadUserInputError } from '../errors';
+
+/**
+ * How a path renders its error bodies (CONTRACT §1–3):
+ * - `oauth`: token endpoints, `{"error","error_description"}` (401 `unauthorized`, published);
+ * - `plain`: every other path, `{"errorCode":1,"message"}` unless a domain error gives its own code.
+ */
+export type ErrorStyle = 'oauth' | 'plain';
+
+/** What a row's variable mapping sees of the request. */
+export interface RestInput {
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+  /** Absolute base URL for links (PUBLIC_BASE_URL, else the request origin). */
+  baseUrl: string;
+}
+
+/** Status and body a row answers with. */
+export interface RestOutput {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * One legacy REST path (ARCHITECTURE.md "The route table is data"): the GraphQL operation it
+ * runs (parsed and validated once at start-up), how the request becomes variables, and how the
+ * result becomes status and body. `TData` is the shape of the operation's `data`.
+ */
+export interface RestRoute<TData = unknown> {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** @koa/router path pattern. */
+  path: string;
+  style: ErrorStyle;
+  /** Permission the `permissions` header must name (and the client hold); absent: grant only. */
+  permissionHeader?: Permission;
+  /** `required`: a missing `tenant` header is 400. Either way a sent one must name the client's tenant. */
+  tenantHeader: 'required' | 'optional';
+  /** Sends `cache-control: no-store` and `pragma: no-cache` (token responses). */
+  noStore?: boolean;
+  /** The GraphQL document, one operation. */
+  document: string;
+  /** Request → variables. @throws BadUserInputError for a field of the wrong JSON type. */
+  variables(input: RestInput): Record<string, unknown>;
+  /** Operation data → status and legacy body. */
+  result(data: TData, input: RestInput): RestOutput;
+}
+
+/** Declares a row with its data type checked. */
+export function defineRoute<TData>(route: RestRoute<TData>): RestRoute<TData> {
+  return route;
+}
+
+/**
+ * Reads an optional string field of a JSON body: absent or null gives null.
+ * @throws BadUserInputError when present with another JSON type.
+ */
+export function optionalString(body: Record<string, unknown>, key: string): string | null {
+  const v = body[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new BadUserInputError(`${key} must be a string`, [{ field: key, description: 'must be a string' }]);
+  return v;
+}

@@ -1,0 +1,93 @@
+import Router, { RouterMiddleware } from '@koa/router';
+import { DocumentNode, GraphQLSchema, execute, parse, validate } from 'graphql';
+import type { Context } from 'koa';
+import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
+import { GatewayContext } from '../graphql/context';
+import { BadUserInputError, ForbiddenError, UnauthenticatedError } from '../errors';
+import { readJsonObject } from './body';
+import { failureBody, toFailure } from './failure';
+import { sendBody } from './respond';
+import { RestInput, RestRoute } from './route';
+
+interface CompiledRoute {
+  route: RestRoute<never>;
+  document: DocumentNode;
+}
+
+/**
+ * Parses and validates every row's operation against the schema, once.
+ * @throws Error naming the row whose document does not validate (a start-up failure).
+ */
+export function compileRoutes(routes: ReadonlyArray<RestRoute<never>>, schema: GraphQLSchema): CompiledRoute[] {
+  return routes.map((route) => {
+    const document = parse(route.document);
+    const errors = validate(schema, document);
+    if (errors.length) throw new Error(`REST row ${route.method} ${route.path}: ${errors[0].message}`);
+    return { route, document };
+  });
+}
+
+function headerList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Transport rules checked before the operation runs (CONTRACT §2). */
+function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayContext): void {
+  if (gctx.auth.status !== 'ok') throw new UnauthenticatedError();
+  const tenant = gctx.tenantHeader;
+  if (tenant === undefined && route.tenantHeader === 'required') {
+    throw new BadUserInputError('tenant header is required', [{ field: 'tenant', description: 'required header' }]);
+  }
+  if (tenant !== undefined && tenant !== gctx.auth.client.tenantName) {
+    throw new ForbiddenError('tenant header does not name your tenant');
+  }
+  const needed = route.permissionHeader;
+  if (needed) {
+    if (!headerList(ctx.get('permissions')).includes(needed)) throw new ForbiddenError(`permissions header must name ${needed}`);
+    if (!gctx.auth.client.permissions.has(needed)) throw new ForbiddenError(`client lacks permission ${needed}`);
+  }
+}
+
+/**
+ * Builds the legacy REST router: each row authenticates, checks the tenant and permissions
+ * headers, reads the body, and executes its pre-parsed operation against the same schema and
+ * context as `/graphql`, then maps data or errors to the legacy status and body.
+ */
+export function restRouter(
+  routes: ReadonlyArray<RestRoute<never>>,
+  schema: GraphQLSchema,
+  makeContext: (ctx: Context) => Promise<GatewayContext>,
+): Router {
+  const router = new Router();
+  for (const { route, document } of compileRoutes(routes, schema)) {
+    const handler = async (ctx: Context): Promise<void> => {
+      if (route.noStore) {
+        ctx.set('cache-control', 'no-store');
+        ctx.set('pragma', 'no-cache');
+      }
+      const gctx = await makeContext(ctx);
+      try {
+        checkTransport(route, ctx, gctx);
+        const input: RestInput = {
+          params: ctx.params as Record<string, string>,
+          query: ctx.query,
+          body: route.method === 'POST' ? await readJsonObject(ctx) : {},
+          baseUrl: gctx.baseUrl,
+        };
+        const result = await execute({ schema, document, contextValue: gctx, variableValues: route.variables(input) });
+        if (result.errors?.length) throw result.errors[0];
+        const out = route.result(result.data as never, input);
+        sendBody(ctx, out.status, out.body);
+      } catch (err) {
+        const failure = toFailure(err, gctx.logger);
+        if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
+        sendBody(ctx, failure.status, failureBody(route.style, failure));
+      }
+    };
+    router.register(route.path, [route.method], handler as RouterMiddleware);
+  }
+  return router;
+}

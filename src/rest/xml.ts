@@ -1,0 +1,46 @@
+import { XMLBuilder } from 'fast-xml-parser';
+
+const builder = new XMLBuilder({
+  ignoreAttributes: true,
+  processEntities: true,
+  suppressEmptyNode: false,
+  format: false,
+});
+
+// Characters XML 1.0 cannot carry even as references: C0 controls other than tab/LF/CR,
+// lone surrogates, U+FFFE and U+FFFF. They are replaced by U+FFFD so the document stays well-formed.
+// eslint-disable-next-line no-control-regex
+const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function plainNumber(n: number): string {
+  if (!Number.isFinite(n)) return '';
+  if (Number.isInteger(n)) return BigInt(n).toString();
+  const s = String(n);
+  return s.includes('e') ? n.toFixed(20).replace(/0+$/, '') : s;
+}
+
+function prepare(value: unknown): unknown {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value.replace(FORBIDDEN, '\uFFFD');
+  if (typeof value === 'number') return plainNumber(value);
+  if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return value.map(prepare);
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return '';
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of entries) out[k] = prepare(v);
+    return out;
+  }
+  return String(value);
+}
+
+/**
+ * Writes a response body as XML (CONTRACT §1 "XML mapping"): declaration, root `<response>`,
+ * one child element per key in key order, one repeated element per array item, an empty
+ * element for null, `true`/`false`, numbers in plain decimal, text escaped. Characters XML 1.0
+ * forbids are replaced by U+FFFD, so the output is well-formed whatever the strings hold.
+ */
+export function toXml(body: Record<string, unknown>): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: prepare(body) })}`;
+}
