@@ -1,0 +1,105 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { GatewayApp, createApp } from '../../src/app';
+import { Config, loadConfig } from '../../src/config';
+import { importDataset } from '../../src/dataset/import';
+import { Dataset } from '../../src/dataset/dataset.schema';
+import { createLogger } from '../../src/logger';
+import { FakeClock } from './clock';
+import { TestDb, createTestDb } from './db';
+import { baseDataset, basic } from './fixtures';
+
+/** A response as tests read it. */
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Body parsed as JSON. */
+  json(): Record<string, unknown>;
+  /** Body parsed as XML (checks it is well-formed first); returns the `<response>` content. */
+  xml(): Record<string, unknown>;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Basic credentials of a fixture client, raw header value, or none. */
+  as?: string;
+  auth?: string;
+  headers?: Record<string, string>;
+  /** Serialized as JSON unless `raw` is given. */
+  body?: unknown;
+  raw?: string | Buffer;
+  /** Sends `accept: application/json`. */
+  json?: boolean;
+}
+
+/** A running gateway on an ephemeral port over a fresh database. */
+export interface TestApp {
+  url: string;
+  tdb: TestDb;
+  clock: FakeClock;
+  app: GatewayApp;
+  request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+const xmlParser = new XMLParser({ parseTagValue: false, trimValues: false, isArray: () => false });
+
+/** Parses a REST XML body; throws when it is not well-formed or lacks the declaration/root. */
+export function parseXml(text: string): Record<string, unknown> {
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw new Error(`not well-formed XML: ${JSON.stringify(valid)}\n${text}`);
+  if (!text.startsWith('<?xml version="1.0" encoding="UTF-8"?><response>')) throw new Error(`bad XML prologue: ${text.slice(0, 80)}`);
+  return xmlParser.parse(text).response as Record<string, unknown>;
+}
+
+/** Starts the gateway over a fresh migrated database loaded with `dataset` (default the base fixture). */
+export async function startTestApp(
+  opts: { dataset?: Dataset; env?: Record<string, string>; sandboxAuthorization?: string } = {},
+): Promise<TestApp> {
+  const tdb = await createTestDb();
+  const clock = new FakeClock();
+  await importDataset(tdb.db, opts.dataset ?? baseDataset(), clock);
+  const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent', ...opts.env }), databaseUrl: tdb.url };
+  const app = await createApp({ config, db: tdb.db, logger: createLogger('silent'), clock, sandboxAuthorization: opts.sandboxAuthorization });
+  const server = http.createServer(app.koa.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request = async (method: string, path: string, o: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.as) headers.authorization = basic(o.as);
+    if (o.auth) headers.authorization = o.auth;
+    if (o.json) headers.accept = 'application/json';
+    let body: string | Buffer | undefined;
+    if (o.raw !== undefined) body = o.raw;
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      text,
+      json: () => JSON.parse(text) as Record<string, unknown>,
+      xml: () => parseXml(text),
+    };
+  };
+
+  return {
+    url,
+    tdb,
+    clock,
+    app,
+    request,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await app.close();
+      await tdb.destroy();
+    },
+  };
+}

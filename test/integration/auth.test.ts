@@ -1,0 +1,58 @@
+import { Authenticator } from '../../src/auth/authenticate';
+import { importDataset } from '../../src/dataset/import';
+import { FakeClock } from '../helpers/clock';
+import { TestDb, createTestDb } from '../helpers/db';
+import { baseDataset, basic } from '../helpers/fixtures';
+
+describe('Authenticator on the real database', () => {
+  let t: TestDb;
+  let auth: Authenticator;
+  beforeAll(async () => {
+    t = await createTestDb();
+    await importDataset(t.db, baseDataset(), new FakeClock());
+    auth = new Authenticator(t.db);
+  });
+  afterAll(() => t.destroy());
+
+  it('accepts either header spelling and returns the client with its tenant and grants', async () => {
+    for (const header of ['authorization', 'authorisation']) {
+      const r = await auth.authenticate({ [header]: basic('portal') });
+      expect(r.status).toBe('ok');
+      if (r.status === 'ok') {
+        expect(r.client.tenantName).toBe('acme');
+        expect([...r.client.permissions].sort()).toEqual(['TOKEN_INTROSPECT', 'TOKEN_ISSUE']);
+      }
+    }
+  });
+
+  it('rejects wrong passwords, unknown users, disabled clients and malformed headers', async () => {
+    expect((await auth.authenticate({})).status).toBe('missing');
+    expect((await auth.authenticate({ authorization: basic('portal', 'wrong') })).status).toBe('invalid');
+    expect((await auth.authenticate({ authorization: basic('ghost', 'portal-password') })).status).toBe('invalid');
+    expect((await auth.authenticate({ authorization: basic('disabled') })).status).toBe('invalid');
+    expect((await auth.authenticate({ authorization: 'Bearer abc' })).status).toBe('invalid');
+  });
+
+  it('sees a client being disabled at once, even after a cached verification', async () => {
+    expect((await auth.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
+    await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: false });
+    expect((await auth.authenticate({ authorization: basic('issuer') })).status).toBe('invalid');
+    await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: true });
+  });
+
+  it('costs an unknown username about as much as a wrong password (a full scrypt each)', async () => {
+    const time = async (h: string) => {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < 4; i++) await auth.authenticate({ authorization: h });
+      return Number(process.hrtime.bigint() - start) / 4e6;
+    };
+    await time(basic('ghost', 'x'));
+    const unknown = await time(basic('ghost', 'x'));
+    const wrong = await time(basic('portal', 'x'));
+    const cached = await time(basic('portal'));
+    // Both failures run scrypt; a cached success does not. Ratios, not absolute times.
+    expect(unknown / wrong).toBeGreaterThan(0.5);
+    expect(unknown / wrong).toBeLessThan(2);
+    expect(cached * 3).toBeLessThan(wrong);
+  });
+});

@@ -1,0 +1,92 @@
+import { DatasetError, importDataset } from '../../src/dataset/import';
+import { demoDataset } from '../../src/dataset/demo';
+import { FakeClock } from '../helpers/clock';
+import { TestDb, createTestDb, dumpTables } from '../helpers/db';
+import { baseDataset } from '../helpers/fixtures';
+
+const TABLES = ['tenants', 'api_clients', 'subscribers'];
+
+describe('dataset import (CONTRACT §9) on the real database', () => {
+  let t: TestDb;
+  const clock = new FakeClock();
+  beforeAll(async () => {
+    t = await createTestDb();
+  });
+  afterAll(() => t.destroy());
+
+  it('imports a good file, and a second import changes nothing', async () => {
+    const first = await importDataset(t.db, demoDataset(), clock);
+    expect(first.tenants.created).toBe(2);
+    expect(first.clients.created).toBe(2);
+    expect(first.subscribers.created).toBe(4);
+    const before = await dumpTables(t.db, TABLES);
+    clock.advanceSeconds(60);
+    const second = await importDataset(t.db, demoDataset(), clock);
+    expect(second.tenants).toEqual({ created: 0, updated: 0, unchanged: 2 });
+    expect(second.clients).toEqual({ created: 0, updated: 0, unchanged: 2 });
+    expect(second.subscribers).toEqual({ created: 0, updated: 0, unchanged: 4 });
+    expect(await dumpTables(t.db, TABLES)).toEqual(before);
+  });
+
+  it('stores balances exactly and msisdns canonically', async () => {
+    const row = await t.db('subscribers').where({ msisdn: '353871234567' }).first();
+    expect(String(row.balance_micros)).toBe('10000000');
+    await importDataset(
+      t.db,
+      { subscribers: [{ tenant: 'demo', msisdn: '+353870000001', status: 'active', paymentType: 'postpaid', balance: '-0.000001', currency: 'EUR' }] },
+      clock,
+    );
+    const pp = await t.db('subscribers').where({ msisdn: '353870000001' }).first();
+    expect(String(pp.balance_micros)).toBe('-1');
+  });
+
+  it('updates a row whose fields changed', async () => {
+    const ds = demoDataset();
+    ds.subscribers![0].balance = '12.345678';
+    const s = await importDataset(t.db, { subscribers: ds.subscribers }, clock);
+    expect(s.subscribers.updated).toBe(1);
+    const row = await t.db('subscribers').where({ msisdn: '353871234567' }).first();
+    expect(String(row.balance_micros)).toBe('12345678');
+  });
+
+  const bad: [string, unknown, string][] = [
+    ['top level not an object', [1], '$'],
+    ['unknown section', { tenants: [], colours: [] }, '$.colours'],
+    ['pending section', { ratings: [] }, '$.ratings'],
+    ['missing required field', { clients: [{ tenant: 'demo', username: 'x', permissions: [] }] }, '$.clients[0].password'],
+    ['unknown permission', { clients: [{ tenant: 'demo', username: 'x', password: 'long-enough', permissions: ['ROOT'] }] }, '$.clients[0].permissions[0]'],
+    ['bad msisdn', { subscribers: [{ tenant: 'demo', msisdn: '12', status: 'active', paymentType: 'prepaid', currency: 'EUR' }] }, '$.subscribers[0].msisdn'],
+    ['float balance', { subscribers: [{ tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', balance: 1.5, currency: 'EUR' }] }, '$.subscribers[0].balance'],
+    ['7 fraction digits', { subscribers: [{ tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', balance: '1.1234567', currency: 'EUR' }] }, '$.subscribers[0].balance'],
+    ['negative prepaid balance', { subscribers: [{ tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', balance: '-1', currency: 'EUR' }] }, '$.subscribers[0].balance'],
+    ['duplicate msisdn (+ is not significant)', { subscribers: [
+      { tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
+      { tenant: 'demo', msisdn: '+12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
+    ] }, '$.subscribers[1].msisdn'],
+  ];
+  it.each(bad)('rejects a file with %s at %s... and writes nothing', async (_name, doc, path) => {
+    const before = await dumpTables(t.db, TABLES);
+    const err = await importDataset(t.db, doc, clock).catch((e) => e);
+    expect(err).toBeInstanceOf(DatasetError);
+    expect(err.path).toBe(path);
+    expect(await dumpTables(t.db, TABLES)).toEqual(before);
+  });
+
+  it('rolls back rows already written when a later row fails (unknown tenant)', async () => {
+    const before = await dumpTables(t.db, TABLES);
+    const doc = {
+      tenants: [{ name: 'fresh' }],
+      clients: [{ tenant: 'fresh', username: 'fresh-client', password: 'long-enough', permissions: [] }],
+      subscribers: [{ tenant: 'nowhere', msisdn: '12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' }],
+    };
+    const err = await importDataset(t.db, doc, clock).catch((e) => e);
+    expect(err).toBeInstanceOf(DatasetError);
+    expect(err.path).toBe('$.subscribers[0].tenant');
+    expect(await dumpTables(t.db, TABLES)).toEqual(before);
+  });
+
+  it('accepts the fixture dataset used by the e2e tests', async () => {
+    const s = await importDataset(t.db, baseDataset(), clock);
+    expect(s.clients.created).toBe(6);
+  });
+});

@@ -1,0 +1,36 @@
+import { migrateLatest, migrateRollbackAll } from '../../src/db/migrations';
+import { TestDb, createTestDb } from '../helpers/db';
+
+describe('migrations', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb({ migrate: false });
+  });
+  afterAll(() => t.destroy());
+
+  it('run up from empty, roll back to nothing, and run up again', async () => {
+    const tables = ['tenants', 'api_clients', 'tokens', 'subscribers'];
+    expect(await migrateLatest(t.db)).toEqual(['20261122000100_foundation']);
+    for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);
+    expect(await migrateLatest(t.db)).toEqual([]);
+    await migrateRollbackAll(t.db);
+    for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(false);
+    expect(await migrateLatest(t.db)).toEqual(['20261122000100_foundation']);
+  });
+
+  it('stores money micro-units at the edge of the supported range exactly', async () => {
+    const [tenant] = await t.db('tenants').insert({ name: 'edge', created_at: 0 });
+    await t.db('subscribers').insert({
+      tenant_id: tenant,
+      msisdn: '12345',
+      status: 'active',
+      payment_type: 'prepaid',
+      balance_micros: Number.MAX_SAFE_INTEGER,
+      currency: 'EUR',
+      created_at: 0,
+      updated_at: 0,
+    });
+    const row = await t.db('subscribers').where({ msisdn: '12345' }).first();
+    expect(BigInt(row.balance_micros)).toBe(BigInt(Number.MAX_SAFE_INTEGER));
+  });
+});
