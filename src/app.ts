@@ -124,7 +124,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       const status = (err as { status?: number }).status;
       const expose = typeof status === 'number' && status >= 400 && status < 500;
       if (!expose) logger.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
-      sendBody(ctx, expose ? status : 500, { errorCode: 1, message: expose ? (err as Error).message : 'internal error' });
+      sendBody(ctx, expose ? status : 500, {
+        errorCode: 1,
+        message: expose ? (err as Error).message : 'internal error',
+      });
     }
   });
 
@@ -148,7 +151,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     try {
       await next();
     } finally {
-      end({ method: ctx.method, route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: ctx.status });
+      end({
+        method: ctx.method,
+        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+        status: ctx.status,
+      });
     }
   });
 
@@ -179,7 +186,12 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       ctx.status = status;
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({
-        errors: [{ message: status === 413 ? 'request body too large' : 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }],
+        errors: [
+          {
+            message: status === 413 ? 'request body too large' : 'request body is not valid JSON',
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
       });
       return;
     }
@@ -191,7 +203,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   koa.use(async (ctx, next) => {
     await next();
     if (ctx.body !== undefined && ctx.body !== null) return;
-    if (ctx.status === 405) sendBody(ctx, 405, { errorCode: 1, message: `method ${ctx.method} not allowed here` });
+    if (ctx.status === 405)
+      sendBody(ctx, 405, { errorCode: 1, message: `method ${ctx.method} not allowed here` });
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 

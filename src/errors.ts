@@ -4,12 +4,7 @@ import { GraphQLError } from 'graphql';
  * GraphQL error codes used in `extensions.code` (CONTRACT §7).
  */
 export type ErrorCode =
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'BAD_USER_INPUT'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'INTERNAL_SERVER_ERROR';
+  'UNAUTHENTICATED' | 'FORBIDDEN' | 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'INTERNAL_SERVER_ERROR';
 
 /** One offending input field, as in the 412 body `{"errors":[{"field","description"}]}`. */
 export interface FieldError {

@@ -25,7 +25,10 @@ async function demoClientPresent(db: Knex): Promise<boolean> {
  * HOST:PORT, print the URLs and demo credentials, and shut down gracefully on SIGINT/SIGTERM.
  * Resolves with the listening server.
  */
-export async function serve(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<http.Server> {
+export async function serve(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<http.Server> {
   const db = createKnex(config.databaseUrl);
   const applied = await migrateLatest(db);
   if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -34,18 +37,28 @@ export async function serve(config: Config, logger: Logger = createLogger(config
     logger.info({ summary }, 'demo dataset loaded into the empty database');
   }
   const demo = await demoClientPresent(db);
-  const app = await createApp({ config, db, logger, sandboxAuthorization: demo ? demoAuthorization() : undefined });
+  const app = await createApp({
+    config,
+    db,
+    logger,
+    sandboxAuthorization: demo ? demoAuthorization() : undefined,
+  });
   const server = http.createServer(app.koa.callback());
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown = config.publicBaseUrl ?? `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host}:${port}`;
+  const shown =
+    config.publicBaseUrl ??
+    `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host}:${port}`;
   const lines = [
     `Subscriber Gateway ${VERSION} listening on ${config.host}:${port} (database ${config.databaseUrl.replace(/\/\/[^@]*@/, '//***@')})`,
     `  GraphQL (Apollo Sandbox in a browser): ${shown}/graphql`,
     `  REST base URL:                          ${shown}/   e.g. POST ${shown}/token`,
   ];
-  if (demo) lines.push(`  Demo credentials: ${DEMO_CREDENTIALS.username} / ${DEMO_CREDENTIALS.password} (tenant ${DEMO_CREDENTIALS.tenant})`);
+  if (demo)
+    lines.push(
+      `  Demo credentials: ${DEMO_CREDENTIALS.username} / ${DEMO_CREDENTIALS.password} (tenant ${DEMO_CREDENTIALS.tenant})`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 
   let closing = false;

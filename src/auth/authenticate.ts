@@ -6,10 +6,7 @@ import { ApiClient, findClientByUsername } from './client.store';
 import { hashPassword, verifyPassword } from './password';
 
 /** The outcome of reading a request's credentials. */
-export type AuthResult =
-  | { status: 'ok'; client: ApiClient }
-  | { status: 'missing' }
-  | { status: 'invalid' };
+export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missing' } | { status: 'invalid' };
 
 /**
  * Authenticates HTTP Basic credentials against API clients (CONTRACT §2).
@@ -35,7 +32,9 @@ export class Authenticator {
 
     const client = await findClientByUsername(this.db, creds.username);
     const stored = client?.passwordHash ?? (await this.dummy());
-    const key = createHash('sha256').update(`${creds.username}\0${creds.password}\0${stored}`).digest('base64');
+    const key = createHash('sha256')
+      .update(`${creds.username}\0${creds.password}\0${stored}`)
+      .digest('base64');
     let ok = client !== undefined && this.verified.has(key);
     if (!ok) {
       ok = (await verifyPassword(creds.password, stored)) && client !== undefined;

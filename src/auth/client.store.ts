@@ -38,7 +38,15 @@ function toClient(r: ClientRow): ApiClient {
 export async function findClientByUsername(db: Knex, username: string): Promise<ApiClient | undefined> {
   const row = await db('api_clients as c')
     .join('tenants as t', 't.id', 'c.tenant_id')
-    .select('c.id', 'c.tenant_id', 't.name as tenant_name', 'c.username', 'c.password_hash', 'c.permissions', 'c.enabled')
+    .select(
+      'c.id',
+      'c.tenant_id',
+      't.name as tenant_name',
+      'c.username',
+      'c.password_hash',
+      'c.permissions',
+      'c.enabled',
+    )
     .where('c.username', username)
     .first();
   return row ? toClient(row as ClientRow) : undefined;

@@ -33,7 +33,9 @@ async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
  * `migrate`, `import <file.json>`, `client create`, `serve`, `schema`.
  */
 export function buildCli(): Command {
-  const program = new Command('subscriber-gateway').version(VERSION).description('Subscriber Gateway command line');
+  const program = new Command('subscriber-gateway')
+    .version(VERSION)
+    .description('Subscriber Gateway command line');
 
   program
     .command('migrate')
@@ -73,8 +75,10 @@ export function buildCli(): Command {
     .addOption(new Option('--permissions <list>', 'comma-separated permissions').default(''))
     .action((opts: { tenant: string; username: string; password: string; permissions: string }) =>
       withDb(async (db) => {
-        if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.tenant)) throw new CliError('--tenant: 1-64 of A-Z a-z 0-9 . _ -');
-        if (!/^[^:\s]{1,128}$/.test(opts.username)) throw new CliError('--username: 1-128 characters, no colon or space');
+        if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.tenant))
+          throw new CliError('--tenant: 1-64 of A-Z a-z 0-9 . _ -');
+        if (!/^[^:\s]{1,128}$/.test(opts.username))
+          throw new CliError('--username: 1-128 characters, no colon or space');
         if (opts.password.length < 8) throw new CliError('--password: at least 8 characters');
         let permissions;
         try {
@@ -83,12 +87,19 @@ export function buildCli(): Command {
           throw new CliError(`--permissions: ${(err as Error).message}`);
         }
         await migrateLatest(db);
-        if (await findClientByUsername(db, opts.username)) throw new CliError(`client ${opts.username} already exists`);
+        if (await findClientByUsername(db, opts.username))
+          throw new CliError(`client ${opts.username} already exists`);
         const now = systemClock.nowMs();
         const { tenant } = await upsertTenant(db, opts.tenant, now);
         const passwordHash = await hashPassword(opts.password);
-        await insertClient(db, { tenantId: tenant.id, username: opts.username, passwordHash, permissions, enabled: true }, now);
-        process.stdout.write(`created client ${opts.username} in tenant ${tenant.name}: ${permissions.join(',') || '(no permissions)'}\n`);
+        await insertClient(
+          db,
+          { tenantId: tenant.id, username: opts.username, passwordHash, permissions, enabled: true },
+          now,
+        );
+        process.stdout.write(
+          `created client ${opts.username} in tenant ${tenant.name}: ${permissions.join(',') || '(no permissions)'}\n`,
+        );
       }),
     );
 

@@ -4,7 +4,13 @@ import { Permission } from '../auth/permissions';
 export const SUPPORTED_SECTIONS = ['tenants', 'clients', 'subscribers'] as const;
 
 /** Sections of the dataset format that later versions import; rejected here with a clear message. */
-export const PENDING_SECTIONS = ['ratings', 'planDefinitions', 'subscriberPlans', 'locationInfoTypes', 'locations'] as const;
+export const PENDING_SECTIONS = [
+  'ratings',
+  'planDefinitions',
+  'subscriberPlans',
+  'locationInfoTypes',
+  'locations',
+] as const;
 
 const tenantName = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' };
 
@@ -19,7 +25,12 @@ export const DATASET_SCHEMA = {
   properties: {
     tenants: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: tenantName } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: { name: tenantName },
+      },
     },
     clients: {
       type: 'array',
@@ -58,7 +69,13 @@ export const DATASET_SCHEMA = {
 /** A dataset document after validation. */
 export interface Dataset {
   tenants?: { name: string }[];
-  clients?: { tenant: string; username: string; password: string; permissions: Permission[]; enabled?: boolean }[];
+  clients?: {
+    tenant: string;
+    username: string;
+    password: string;
+    permissions: Permission[];
+    enabled?: boolean;
+  }[];
   subscribers?: {
     tenant: string;
     msisdn: string;

@@ -5,7 +5,11 @@ import { Dataset } from './dataset.schema';
 export const DEMO_CREDENTIALS = { tenant: 'demo', username: 'demo', password: 'demo-password' } as const;
 
 /** A second tenant's client, to show that tenants never see each other's data. */
-export const OTHER_TENANT_CREDENTIALS = { tenant: 'globex', username: 'globex-portal', password: 'globex-password' } as const;
+export const OTHER_TENANT_CREDENTIALS = {
+  tenant: 'globex',
+  username: 'globex-portal',
+  password: 'globex-password',
+} as const;
 
 /**
  * The demo dataset loaded into an empty database on first start (CONTRACT §8–9): two tenants,
@@ -19,10 +23,38 @@ export function demoDataset(): Dataset {
       { ...OTHER_TENANT_CREDENTIALS, permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT] },
     ],
     subscribers: [
-      { tenant: 'demo', msisdn: '353871234567', status: 'active', paymentType: 'prepaid', balance: '10.00', currency: 'EUR' },
-      { tenant: 'demo', msisdn: '353871234568', status: 'active', paymentType: 'postpaid', balance: '0.00', currency: 'EUR' },
-      { tenant: 'demo', msisdn: '353871234569', status: 'inactive', paymentType: 'prepaid', balance: '5.00', currency: 'EUR' },
-      { tenant: 'globex', msisdn: '447700900123', status: 'active', paymentType: 'prepaid', balance: '20.00', currency: 'GBP' },
+      {
+        tenant: 'demo',
+        msisdn: '353871234567',
+        status: 'active',
+        paymentType: 'prepaid',
+        balance: '10.00',
+        currency: 'EUR',
+      },
+      {
+        tenant: 'demo',
+        msisdn: '353871234568',
+        status: 'active',
+        paymentType: 'postpaid',
+        balance: '0.00',
+        currency: 'EUR',
+      },
+      {
+        tenant: 'demo',
+        msisdn: '353871234569',
+        status: 'inactive',
+        paymentType: 'prepaid',
+        balance: '5.00',
+        currency: 'EUR',
+      },
+      {
+        tenant: 'globex',
+        msisdn: '447700900123',
+        status: 'active',
+        paymentType: 'prepaid',
+        balance: '20.00',
+        currency: 'GBP',
+      },
     ],
   };
 }

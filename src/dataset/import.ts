@@ -21,7 +21,10 @@ export class DatasetError extends Error {
 }
 
 /** Rows created, updated and left unchanged per section. */
-export type ImportSummary = Record<'tenants' | 'clients' | 'subscribers', { created: number; updated: number; unchanged: number }>;
+export type ImportSummary = Record<
+  'tenants' | 'clients' | 'subscribers',
+  { created: number; updated: number; unchanged: number }
+>;
 
 const ajv = new Ajv({ allErrors: false, strict: true });
 const validateDataset = ajv.compile(DATASET_SCHEMA);
@@ -30,19 +33,31 @@ function jsonPath(instancePath: string, extra?: string): string {
   const parts = instancePath.split('/').slice(1);
   if (extra !== undefined) parts.push(extra);
   return parts.reduce(
-    (acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : /^[A-Za-z_$][\w$]*$/.test(p) ? `${acc}.${p}` : `${acc}[${JSON.stringify(p)}]`),
+    (acc, p) =>
+      /^\d+$/.test(p)
+        ? `${acc}[${p}]`
+        : /^[A-Za-z_$][\w$]*$/.test(p)
+          ? `${acc}.${p}`
+          : `${acc}[${JSON.stringify(p)}]`,
     '$',
   );
 }
 
 function describe(e: ErrorObject): DatasetError {
   const params = e.params as Record<string, unknown>;
-  if (e.keyword === 'required') return new DatasetError(jsonPath(e.instancePath, String(params.missingProperty)), 'is required');
+  if (e.keyword === 'required')
+    return new DatasetError(jsonPath(e.instancePath, String(params.missingProperty)), 'is required');
   if (e.keyword === 'additionalProperties') {
-    return new DatasetError(jsonPath(e.instancePath, String(params.additionalProperty)), 'is not a known field');
+    return new DatasetError(
+      jsonPath(e.instancePath, String(params.additionalProperty)),
+      'is not a known field',
+    );
   }
   if (e.keyword === 'enum') {
-    return new DatasetError(jsonPath(e.instancePath), `must be one of ${(params.allowedValues as unknown[]).join(', ')}`);
+    return new DatasetError(
+      jsonPath(e.instancePath),
+      `must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
+    );
   }
   return new DatasetError(jsonPath(e.instancePath), e.message ?? 'is invalid');
 }
@@ -56,7 +71,8 @@ function describe(e: ErrorObject): DatasetError {
 export function validateDatasetDocument(doc: unknown): Dataset {
   if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
     for (const section of PENDING_SECTIONS) {
-      if (section in doc) throw new DatasetError(`$.${section}`, `section "${section}" is not supported by this version yet`);
+      if (section in doc)
+        throw new DatasetError(`$.${section}`, `section "${section}" is not supported by this version yet`);
     }
   }
   if (!validateDataset(doc)) throw describe(validateDataset.errors![0]);
@@ -88,7 +104,11 @@ async function tenantId(trx: Knex, name: string, path: string): Promise<number> 
   return t.id;
 }
 
-async function sameClient(existing: ApiClient, tenant: number, c: NonNullable<Dataset['clients']>[number]): Promise<boolean> {
+async function sameClient(
+  existing: ApiClient,
+  tenant: number,
+  c: NonNullable<Dataset['clients']>[number],
+): Promise<boolean> {
   return (
     existing.tenantId === tenant &&
     existing.enabled === (c.enabled ?? true) &&

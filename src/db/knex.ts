@@ -70,7 +70,11 @@ export function dialectOf(db: Knex): Dialect {
 /** True when `err` is a unique-constraint violation on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
-  return e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    e?.code === 'ER_DUP_ENTRY' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 /** Runs a query that checks the database answers (readiness). */

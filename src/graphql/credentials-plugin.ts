@@ -10,7 +10,9 @@ const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 /** True when every top-level field of the operation is schema introspection. */
 export function isIntrospectionOnly(document: DocumentNode, op: OperationDefinitionNode): boolean {
   const fragments = new Map(
-    document.definitions.flatMap((d) => (d.kind === 'FragmentDefinition' ? [[d.name.value, d.selectionSet] as const] : [])),
+    document.definitions.flatMap((d) =>
+      d.kind === 'FragmentDefinition' ? [[d.name.value, d.selectionSet] as const] : [],
+    ),
   );
   const seen = new Set<string>();
   const check = (set: SelectionSetNode): boolean =>
@@ -25,8 +27,15 @@ export function isIntrospectionOnly(document: DocumentNode, op: OperationDefinit
   return op.operation === 'query' && check(op.selectionSet);
 }
 
-function httpError(message: string, code: string, status: number, headers?: [string, string][]): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status, headers: new HeaderMap(headers ?? []) } } });
+function httpError(
+  message: string,
+  code: string,
+  status: number,
+  headers?: [string, string][],
+): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code, http: { status, headers: new HeaderMap(headers ?? []) } },
+  });
 }
 
 /**
@@ -42,8 +51,16 @@ export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<G
         async didResolveOperation({ contextValue, operation, document }) {
           const { auth } = contextValue;
           if (auth.status !== 'ok') {
-            if (auth.status === 'missing' && sandboxEnabled && operation && isIntrospectionOnly(document, operation)) return;
-            throw httpError('authentication required', 'UNAUTHENTICATED', 401, [['www-authenticate', BASIC_CHALLENGE]]);
+            if (
+              auth.status === 'missing' &&
+              sandboxEnabled &&
+              operation &&
+              isIntrospectionOnly(document, operation)
+            )
+              return;
+            throw httpError('authentication required', 'UNAUTHENTICATED', 401, [
+              ['www-authenticate', BASIC_CHALLENGE],
+            ]);
           }
           const tenant = contextValue.tenantHeader;
           if (tenant !== undefined && tenant !== auth.client.tenantName) {

@@ -15,7 +15,12 @@ export function makeFormatError(logger: Logger) {
     const code = formatted.extensions?.code;
     if (!code || code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: error }, 'unexpected GraphQL error');
-      return { message: 'internal error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+      return {
+        message: 'internal error',
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      };
     }
     const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
     return { ...formatted, extensions };

@@ -8,7 +8,10 @@ import { GatewayContext } from './context';
  * ESM-only). A JSON body parser must have run before it; Apollo answers every method, status,
  * header and body itself.
  */
-export function apolloKoa(server: ApolloServer<GatewayContext>, context: (ctx: Context) => Promise<GatewayContext>): Middleware {
+export function apolloKoa(
+  server: ApolloServer<GatewayContext>,
+  context: (ctx: Context) => Promise<GatewayContext>,
+): Middleware {
   return async (ctx) => {
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(ctx.headers)) {

@@ -35,7 +35,8 @@ export function toFailure(err: unknown, logger: Logger): RestFailure {
 export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, unknown> {
   if (style === 'oauth' && f.status !== 403) {
     if (f.status === 401) return { error: 'unauthorized', error_description: 'authorization failed' };
-    if (f.domain instanceof OAuthRequestError) return { error: f.domain.error, error_description: f.domain.errorDescription };
+    if (f.domain instanceof OAuthRequestError)
+      return { error: f.domain.error, error_description: f.domain.errorDescription };
     if (f.status >= 500) return { error: 'server_error', error_description: f.message };
     return { error: 'invalid_request', error_description: f.message };
   }

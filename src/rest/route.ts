@@ -59,6 +59,7 @@ export function defineRoute<TData>(route: RestRoute<TData>): RestRoute<TData> {
 export function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string') throw new BadUserInputError(`${key} must be a string`, [{ field: key, description: 'must be a string' }]);
+  if (typeof v !== 'string')
+    throw new BadUserInputError(`${key} must be a string`, [{ field: key, description: 'must be a string' }]);
   return v;
 }

@@ -18,7 +18,10 @@ interface CompiledRoute {
  * Parses and validates every row's operation against the schema, once.
  * @throws Error naming the row whose document does not validate (a start-up failure).
  */
-export function compileRoutes(routes: ReadonlyArray<RestRoute<never>>, schema: GraphQLSchema): CompiledRoute[] {
+export function compileRoutes(
+  routes: ReadonlyArray<RestRoute<never>>,
+  schema: GraphQLSchema,
+): CompiledRoute[] {
   return routes.map((route) => {
     const document = parse(route.document);
     const errors = validate(schema, document);
@@ -39,15 +42,19 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
   if (gctx.auth.status !== 'ok') throw new UnauthenticatedError();
   const tenant = gctx.tenantHeader;
   if (tenant === undefined && route.tenantHeader === 'required') {
-    throw new BadUserInputError('tenant header is required', [{ field: 'tenant', description: 'required header' }]);
+    throw new BadUserInputError('tenant header is required', [
+      { field: 'tenant', description: 'required header' },
+    ]);
   }
   if (tenant !== undefined && tenant !== gctx.auth.client.tenantName) {
     throw new ForbiddenError('tenant header does not name your tenant');
   }
   const needed = route.permissionHeader;
   if (needed) {
-    if (!headerList(ctx.get('permissions')).includes(needed)) throw new ForbiddenError(`permissions header must name ${needed}`);
-    if (!gctx.auth.client.permissions.has(needed)) throw new ForbiddenError(`client lacks permission ${needed}`);
+    if (!headerList(ctx.get('permissions')).includes(needed))
+      throw new ForbiddenError(`permissions header must name ${needed}`);
+    if (!gctx.auth.client.permissions.has(needed))
+      throw new ForbiddenError(`client lacks permission ${needed}`);
   }
 }
 
@@ -77,7 +84,12 @@ export function restRouter(
           body: route.method === 'POST' ? await readJsonObject(ctx) : {},
           baseUrl: gctx.baseUrl,
         };
-        const result = await execute({ schema, document, contextValue: gctx, variableValues: route.variables(input) });
+        const result = await execute({
+          schema,
+          document,
+          contextValue: gctx,
+          variableValues: route.variables(input),
+        });
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);
         sendBody(ctx, out.status, out.body);

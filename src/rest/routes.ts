@@ -2,24 +2,31 @@ import { Permission } from '../auth/permissions';
 import { RestRoute, defineRoute, optionalString } from './route';
 
 /** POST /token (CONTRACT §3, spec 4.1): 201 with the OAuth token body. */
-const issueToken = defineRoute<{ issueToken: { accessToken: string; tokenType: string; expiresIn: number } }>({
-  method: 'POST',
-  path: '/token',
-  style: 'oauth',
-  tenantHeader: 'optional',
-  noStore: true,
-  document: `mutation IssueToken($grantType: String, $clientId: String) {
+const issueToken = defineRoute<{ issueToken: { accessToken: string; tokenType: string; expiresIn: number } }>(
+  {
+    method: 'POST',
+    path: '/token',
+    style: 'oauth',
+    tenantHeader: 'optional',
+    noStore: true,
+    document: `mutation IssueToken($grantType: String, $clientId: String) {
     issueToken(grantType: $grantType, clientId: $clientId) { accessToken tokenType expiresIn }
   }`,
-  variables: ({ body }) => ({ grantType: optionalString(body, 'grant_type'), clientId: optionalString(body, 'client_id') }),
-  result: ({ issueToken: t }) => ({
-    status: 201,
-    body: { access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn },
-  }),
-});
+    variables: ({ body }) => ({
+      grantType: optionalString(body, 'grant_type'),
+      clientId: optionalString(body, 'client_id'),
+    }),
+    result: ({ issueToken: t }) => ({
+      status: 201,
+      body: { access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn },
+    }),
+  },
+);
 
 /** POST /token/introspect (CONTRACT §3, spec 4.2): 200 `{active}` or `{active, client_id, expiry}`. */
-const introspectToken = defineRoute<{ introspectToken: { active: boolean; clientId: string | null; expiry: number | null } }>({
+const introspectToken = defineRoute<{
+  introspectToken: { active: boolean; clientId: string | null; expiry: number | null };
+}>({
   method: 'POST',
   path: '/token/introspect',
   style: 'oauth',
@@ -39,6 +46,8 @@ const introspectToken = defineRoute<{ introspectToken: { active: boolean; client
  * Every legacy REST path, once (ARCHITECTURE.md "The route table is data"). Adding a path is
  * adding a row. The `Permission` import is used by rows that name a permissions header.
  */
-export const ROUTES: ReadonlyArray<RestRoute<never>> = [issueToken, introspectToken] as ReadonlyArray<RestRoute<never>>;
+export const ROUTES: ReadonlyArray<RestRoute<never>> = [issueToken, introspectToken] as ReadonlyArray<
+  RestRoute<never>
+>;
 
 export type { Permission };

@@ -9,8 +9,9 @@ const builder = new XMLBuilder({
 
 // Characters XML 1.0 cannot carry even as references: C0 controls other than tab/LF/CR,
 // lone surrogates, U+FFFE and U+FFFF. They are replaced by U+FFFD so the document stays well-formed.
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const FORBIDDEN =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function plainNumber(n: number): string {
   if (!Number.isFinite(n)) return '';

@@ -50,7 +50,8 @@ const xmlParser = new XMLParser({ parseTagValue: false, trimValues: false, isArr
 export function parseXml(text: string): Record<string, unknown> {
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new Error(`not well-formed XML: ${JSON.stringify(valid)}\n${text}`);
-  if (!text.startsWith('<?xml version="1.0" encoding="UTF-8"?><response>')) throw new Error(`bad XML prologue: ${text.slice(0, 80)}`);
+  if (!text.startsWith('<?xml version="1.0" encoding="UTF-8"?><response>'))
+    throw new Error(`bad XML prologue: ${text.slice(0, 80)}`);
   return xmlParser.parse(text).response as Record<string, unknown>;
 }
 
@@ -62,7 +63,13 @@ export async function startTestApp(
   const clock = new FakeClock();
   await importDataset(tdb.db, opts.dataset ?? baseDataset(), clock);
   const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent', ...opts.env }), databaseUrl: tdb.url };
-  const app = await createApp({ config, db: tdb.db, logger: createLogger('silent'), clock, sandboxAuthorization: opts.sandboxAuthorization });
+  const app = await createApp({
+    config,
+    db: tdb.db,
+    logger: createLogger('silent'),
+    clock,
+    sandboxAuthorization: opts.sandboxAuthorization,
+  });
   const server = http.createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -76,7 +83,8 @@ export async function startTestApp(
     if (o.raw !== undefined) body = o.raw;
     else if (o.body !== undefined) {
       body = JSON.stringify(o.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
     }
     const res = await fetch(url + path, { method, headers, body });
     const text = await res.text();

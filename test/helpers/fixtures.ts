@@ -3,12 +3,25 @@ import { Dataset } from '../../src/dataset/dataset.schema';
 
 /** Test clients: username → password and permissions. */
 export const CLIENTS = {
-  portal: { tenant: 'acme', password: 'portal-password', permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT] },
+  portal: {
+    tenant: 'acme',
+    password: 'portal-password',
+    permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT],
+  },
   issuer: { tenant: 'acme', password: 'issuer-password', permissions: [Permission.TOKEN_ISSUE] },
   nogrant: { tenant: 'acme', password: 'nogrant-password', permissions: [] as Permission[] },
   admin: { tenant: 'acme', password: 'admin-password', permissions: Object.values(Permission) },
-  rival: { tenant: 'rival', password: 'rival-password', permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT] },
-  disabled: { tenant: 'acme', password: 'disabled-password', permissions: [Permission.TOKEN_ISSUE], enabled: false },
+  rival: {
+    tenant: 'rival',
+    password: 'rival-password',
+    permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT],
+  },
+  disabled: {
+    tenant: 'acme',
+    password: 'disabled-password',
+    permissions: [Permission.TOKEN_ISSUE],
+    enabled: false,
+  },
 } as const;
 
 export type ClientName = keyof typeof CLIENTS;
@@ -25,7 +38,14 @@ export function baseDataset(): Dataset {
       enabled: 'enabled' in c ? c.enabled : true,
     })),
     subscribers: [
-      { tenant: 'acme', msisdn: '353871234567', status: 'active', paymentType: 'prepaid', balance: '10.00', currency: 'EUR' },
+      {
+        tenant: 'acme',
+        msisdn: '353871234567',
+        status: 'active',
+        paymentType: 'prepaid',
+        balance: '10.00',
+        currency: 'EUR',
+      },
     ],
   };
 }

@@ -28,7 +28,9 @@ describe('Authenticator on the real database', () => {
   it('rejects wrong passwords, unknown users, disabled clients and malformed headers', async () => {
     expect((await auth.authenticate({})).status).toBe('missing');
     expect((await auth.authenticate({ authorization: basic('portal', 'wrong') })).status).toBe('invalid');
-    expect((await auth.authenticate({ authorization: basic('ghost', 'portal-password') })).status).toBe('invalid');
+    expect((await auth.authenticate({ authorization: basic('ghost', 'portal-password') })).status).toBe(
+      'invalid',
+    );
     expect((await auth.authenticate({ authorization: basic('disabled') })).status).toBe('invalid');
     expect((await auth.authenticate({ authorization: 'Bearer abc' })).status).toBe('invalid');
   });

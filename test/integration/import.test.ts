@@ -33,7 +33,18 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     expect(String(row.balance_micros)).toBe('10000000');
     await importDataset(
       t.db,
-      { subscribers: [{ tenant: 'demo', msisdn: '+353870000001', status: 'active', paymentType: 'postpaid', balance: '-0.000001', currency: 'EUR' }] },
+      {
+        subscribers: [
+          {
+            tenant: 'demo',
+            msisdn: '+353870000001',
+            status: 'active',
+            paymentType: 'postpaid',
+            balance: '-0.000001',
+            currency: 'EUR',
+          },
+        ],
+      },
       clock,
     );
     const pp = await t.db('subscribers').where({ msisdn: '353870000001' }).first();
@@ -53,16 +64,83 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     ['top level not an object', [1], '$'],
     ['unknown section', { tenants: [], colours: [] }, '$.colours'],
     ['pending section', { ratings: [] }, '$.ratings'],
-    ['missing required field', { clients: [{ tenant: 'demo', username: 'x', permissions: [] }] }, '$.clients[0].password'],
-    ['unknown permission', { clients: [{ tenant: 'demo', username: 'x', password: 'long-enough', permissions: ['ROOT'] }] }, '$.clients[0].permissions[0]'],
-    ['bad msisdn', { subscribers: [{ tenant: 'demo', msisdn: '12', status: 'active', paymentType: 'prepaid', currency: 'EUR' }] }, '$.subscribers[0].msisdn'],
-    ['float balance', { subscribers: [{ tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', balance: 1.5, currency: 'EUR' }] }, '$.subscribers[0].balance'],
-    ['7 fraction digits', { subscribers: [{ tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', balance: '1.1234567', currency: 'EUR' }] }, '$.subscribers[0].balance'],
-    ['negative prepaid balance', { subscribers: [{ tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', balance: '-1', currency: 'EUR' }] }, '$.subscribers[0].balance'],
-    ['duplicate msisdn (+ is not significant)', { subscribers: [
-      { tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
-      { tenant: 'demo', msisdn: '+12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
-    ] }, '$.subscribers[1].msisdn'],
+    [
+      'missing required field',
+      { clients: [{ tenant: 'demo', username: 'x', permissions: [] }] },
+      '$.clients[0].password',
+    ],
+    [
+      'unknown permission',
+      { clients: [{ tenant: 'demo', username: 'x', password: 'long-enough', permissions: ['ROOT'] }] },
+      '$.clients[0].permissions[0]',
+    ],
+    [
+      'bad msisdn',
+      {
+        subscribers: [
+          { tenant: 'demo', msisdn: '12', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
+        ],
+      },
+      '$.subscribers[0].msisdn',
+    ],
+    [
+      'float balance',
+      {
+        subscribers: [
+          {
+            tenant: 'demo',
+            msisdn: '12345',
+            status: 'active',
+            paymentType: 'prepaid',
+            balance: 1.5,
+            currency: 'EUR',
+          },
+        ],
+      },
+      '$.subscribers[0].balance',
+    ],
+    [
+      '7 fraction digits',
+      {
+        subscribers: [
+          {
+            tenant: 'demo',
+            msisdn: '12345',
+            status: 'active',
+            paymentType: 'prepaid',
+            balance: '1.1234567',
+            currency: 'EUR',
+          },
+        ],
+      },
+      '$.subscribers[0].balance',
+    ],
+    [
+      'negative prepaid balance',
+      {
+        subscribers: [
+          {
+            tenant: 'demo',
+            msisdn: '12345',
+            status: 'active',
+            paymentType: 'prepaid',
+            balance: '-1',
+            currency: 'EUR',
+          },
+        ],
+      },
+      '$.subscribers[0].balance',
+    ],
+    [
+      'duplicate msisdn (+ is not significant)',
+      {
+        subscribers: [
+          { tenant: 'demo', msisdn: '12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
+          { tenant: 'demo', msisdn: '+12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
+        ],
+      },
+      '$.subscribers[1].msisdn',
+    ],
   ];
   it.each(bad)('rejects a file with %s at %s... and writes nothing', async (_name, doc, path) => {
     const before = await dumpTables(t.db, TABLES);
@@ -77,7 +155,9 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     const doc = {
       tenants: [{ name: 'fresh' }],
       clients: [{ tenant: 'fresh', username: 'fresh-client', password: 'long-enough', permissions: [] }],
-      subscribers: [{ tenant: 'nowhere', msisdn: '12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' }],
+      subscribers: [
+        { tenant: 'nowhere', msisdn: '12345', status: 'active', paymentType: 'prepaid', currency: 'EUR' },
+      ],
     };
     const err = await importDataset(t.db, doc, clock).catch((e) => e);
     expect(err).toBeInstanceOf(DatasetError);

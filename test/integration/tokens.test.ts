@@ -42,7 +42,11 @@ describe('TokenService on the real database', () => {
   it('is active until expiry, then inactive; other tenants never see it', async () => {
     const { accessToken } = await svc.issue(acme, 'client_credentials', '353871234567');
     const expiry = Math.floor(clock.ms / 1000) + 3600;
-    expect(await svc.introspect(acme, accessToken)).toEqual({ active: true, clientId: '353871234567', expiry });
+    expect(await svc.introspect(acme, accessToken)).toEqual({
+      active: true,
+      clientId: '353871234567',
+      expiry,
+    });
     expect(await svc.introspect(rival, accessToken)).toEqual({ active: false });
     clock.advanceSeconds(3599);
     expect((await svc.introspect(acme, accessToken)).active).toBe(true);
@@ -61,7 +65,9 @@ describe('TokenService on the real database', () => {
   });
 
   it('issues distinct tokens under concurrency', async () => {
-    const tokens = await Promise.all(Array.from({ length: 40 }, () => svc.issue(acme, 'client_credentials', '353871234567')));
+    const tokens = await Promise.all(
+      Array.from({ length: 40 }, () => svc.issue(acme, 'client_credentials', '353871234567')),
+    );
     expect(new Set(tokens.map((x) => x.accessToken)).size).toBe(40);
   });
 
@@ -71,7 +77,12 @@ describe('TokenService on the real database', () => {
     ['client_credentials', null, 'invalid_request', '[client_id cannot be null]'],
     [null, '353871234567', 'invalid_request', '[grant_type cannot be null]'],
     ['password', '353871234567', 'unsupported_grant_type', 'grant_type must be client_credentials'],
-    ['client_credentials', '12ab', 'invalid_request', 'client_id must be an MSISDN: optional + then 5-15 digits'],
+    [
+      'client_credentials',
+      '12ab',
+      'invalid_request',
+      'client_id must be an MSISDN: optional + then 5-15 digits',
+    ],
   ])('issue(%j, %j) → %s %s and writes nothing', async (grant, clientId, error, description) => {
     const before = await t.db('tokens').count({ n: '*' }).first();
     const err = await svc.issue(acme, grant, clientId).catch((e) => e);

@@ -52,7 +52,9 @@ describe('isIntrospectionOnly', () => {
   });
   it('rejects anything that touches data', () => {
     expect(check('{ __schema { queryType { name } } introspectToken(token: "x") { active } }')).toBe(false);
-    expect(check('query { ...F } fragment F on Query { introspectToken(token: "x") { active } }')).toBe(false);
+    expect(check('query { ...F } fragment F on Query { introspectToken(token: "x") { active } }')).toBe(
+      false,
+    );
     expect(check('mutation { __typename }')).toBe(false);
   });
 });

@@ -29,7 +29,13 @@ describe('loadConfig (CONTRACT §8)', () => {
       TOKEN_TTL_SECONDS: '60',
       TRUST_PROXY: 'yes',
     });
-    expect(c).toMatchObject({ databaseUrl: 'mysql://u:p@db:3306/gw', port: 9000, publicBaseUrl: 'https://api.example.com', tokenTtlSeconds: 60, trustProxy: true });
+    expect(c).toMatchObject({
+      databaseUrl: 'mysql://u:p@db:3306/gw',
+      port: 9000,
+      publicBaseUrl: 'https://api.example.com',
+      tokenTtlSeconds: 60,
+      trustProxy: true,
+    });
   });
 
   it.each([
@@ -46,6 +52,8 @@ describe('loadConfig (CONTRACT §8)', () => {
     ['MAX_INFLIGHT', '-1'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^invalid configuration:[\\s\\S]*${name}:`));
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^invalid configuration:[\\s\\S]*${name}:`),
+    );
   });
 });

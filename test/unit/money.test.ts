@@ -10,12 +10,23 @@ describe('Money (exact decimal, CONTRACT §1)', () => {
     expect(Money.parse('-3.5', { allowNegative: true }).toString()).toBe('-3.50');
   });
 
-  it.each(['', '1.', '.5', '1.1234567', '1e3', '+1', '-1', ' 1', '1,00', 'NaN', '0x10', '9007199254.740992', '99999999999999999'])(
-    'rejects %j',
-    (s) => {
-      expect(() => Money.parse(s)).toThrow(MoneyFormatError);
-    },
-  );
+  it.each([
+    '',
+    '1.',
+    '.5',
+    '1.1234567',
+    '1e3',
+    '+1',
+    '-1',
+    ' 1',
+    '1,00',
+    'NaN',
+    '0x10',
+    '9007199254.740992',
+    '99999999999999999',
+  ])('rejects %j', (s) => {
+    expect(() => Money.parse(s)).toThrow(MoneyFormatError);
+  });
 
   it('compares and subtracts without floating point', () => {
     const a = Money.parse('100.10');

@@ -6,11 +6,20 @@ const roundTrip = (body: Record<string, unknown>) => parser.parse(toXml(body)).r
 
 describe('toXml (CONTRACT §1 XML mapping)', () => {
   it('writes the declaration, a <response> root and children in key order', () => {
-    expect(toXml({ b: 'x', a: 1 })).toBe('<?xml version="1.0" encoding="UTF-8"?><response><b>x</b><a>1</a></response>');
+    expect(toXml({ b: 'x', a: 1 })).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><response><b>x</b><a>1</a></response>',
+    );
   });
 
   it('repeats an element per array item, empties null, writes booleans and plain decimals', () => {
-    const xml = toXml({ list: [{ id: 1 }, { id: 2 }], none: null, yes: true, no: false, big: 1e21, small: 0.000001 });
+    const xml = toXml({
+      list: [{ id: 1 }, { id: 2 }],
+      none: null,
+      yes: true,
+      no: false,
+      big: 1e21,
+      small: 0.000001,
+    });
     expect(xml).toContain('<list><id>1</id></list><list><id>2</id></list>');
     expect(xml).toContain('<none></none>');
     expect(xml).toContain('<yes>true</yes><no>false</no>');

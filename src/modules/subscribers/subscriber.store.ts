@@ -32,7 +32,11 @@ function toSubscriber(r: Record<string, unknown>): Subscriber {
 }
 
 /** Finds a tenant's subscriber by canonical MSISDN. */
-export async function findSubscriber(db: Knex, tenantId: number, msisdn: string): Promise<Subscriber | undefined> {
+export async function findSubscriber(
+  db: Knex,
+  tenantId: number,
+  msisdn: string,
+): Promise<Subscriber | undefined> {
   const r = await db('subscribers').select(COLUMNS).where({ tenant_id: tenantId, msisdn }).first();
   return r ? toSubscriber(r) : undefined;
 }
@@ -56,7 +60,12 @@ export async function insertSubscriber(db: Knex, s: SubscriberWrite, nowMs: numb
 }
 
 /** Overwrites a subscriber's status, payment type, balance and currency. */
-export async function updateSubscriber(db: Knex, id: number, s: SubscriberWrite, nowMs: number): Promise<void> {
+export async function updateSubscriber(
+  db: Knex,
+  id: number,
+  s: SubscriberWrite,
+  nowMs: number,
+): Promise<void> {
   await db('subscribers').where({ id }).update({
     status: s.status,
     payment_type: s.paymentType,

@@ -12,7 +12,11 @@ export async function findTenantByName(db: Knex, name: string): Promise<Tenant |
 }
 
 /** Inserts the tenant when missing; returns it and whether it was created. */
-export async function upsertTenant(db: Knex, name: string, nowMs: number): Promise<{ tenant: Tenant; created: boolean }> {
+export async function upsertTenant(
+  db: Knex,
+  name: string,
+  nowMs: number,
+): Promise<{ tenant: Tenant; created: boolean }> {
   const existing = await findTenantByName(db, name);
   if (existing) return { tenant: existing, created: false };
   const [id] = await db('tenants').insert({ name, created_at: nowMs });

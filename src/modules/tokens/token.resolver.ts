@@ -12,8 +12,12 @@ export class TokenResolver {
       'Issues a bearer token for a subscriber. Null/empty arguments give BAD_USER_INPUT with `error: invalid_request`; a grant type other than `client_credentials` gives `unsupported_grant_type`. Needs TOKEN_ISSUE.',
   })
   issueToken(
-    @Arg('grantType', () => String, { nullable: true, description: 'Must be `client_credentials`.' }) grantType: string | null,
-    @Arg('clientId', () => String, { nullable: true, description: 'The subscriber MSISDN (optional `+`, 5-15 digits).' })
+    @Arg('grantType', () => String, { nullable: true, description: 'Must be `client_credentials`.' })
+    grantType: string | null,
+    @Arg('clientId', () => String, {
+      nullable: true,
+      description: 'The subscriber MSISDN (optional `+`, 5-15 digits).',
+    })
     clientId: string | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<IssuedTokenType> {
@@ -22,7 +26,8 @@ export class TokenResolver {
 
   @Authorized(Permission.TOKEN_INTROSPECT)
   @Query(() => TokenIntrospectionType, {
-    description: 'Validates a token in your tenant. Unknown, expired, revoked and other tenants\' tokens are inactive. Needs TOKEN_INTROSPECT.',
+    description:
+      "Validates a token in your tenant. Unknown, expired, revoked and other tenants' tokens are inactive. Needs TOKEN_INTROSPECT.",
   })
   async introspectToken(
     @Arg('token', () => String, { nullable: true, description: 'The token to check.' }) token: string | null,
@@ -34,7 +39,8 @@ export class TokenResolver {
 
   @Authorized(Permission.TOKEN_ISSUE)
   @Mutation(() => Boolean, {
-    description: 'Revokes a token of your tenant (RFC 7009: revoking an unknown token also succeeds). Needs TOKEN_ISSUE.',
+    description:
+      'Revokes a token of your tenant (RFC 7009: revoking an unknown token also succeeds). Needs TOKEN_ISSUE.',
   })
   revokeToken(
     @Arg('token', () => String, { nullable: true, description: 'The token to revoke.' }) token: string | null,

@@ -49,17 +49,33 @@ export class TokenService {
    * then `grant_type` ≠ `client_credentials`, then the MSISDN syntax.
    * @throws OAuthRequestError `invalid_request` or `unsupported_grant_type`.
    */
-  async issue(caller: TokenCaller, grantType: string | null | undefined, clientId: string | null | undefined): Promise<IssuedToken> {
-    const nulls = [blank(clientId) && 'client_id', blank(grantType) && 'grant_type'].filter((f): f is string => !!f);
+  async issue(
+    caller: TokenCaller,
+    grantType: string | null | undefined,
+    clientId: string | null | undefined,
+  ): Promise<IssuedToken> {
+    const nulls = [blank(clientId) && 'client_id', blank(grantType) && 'grant_type'].filter(
+      (f): f is string => !!f,
+    );
     if (nulls.length) {
-      throw new OAuthRequestError('invalid_request', `[${nulls.map((f) => `${f} cannot be null`).join(', ')}]`, nulls);
+      throw new OAuthRequestError(
+        'invalid_request',
+        `[${nulls.map((f) => `${f} cannot be null`).join(', ')}]`,
+        nulls,
+      );
     }
     if (grantType !== CLIENT_CREDENTIALS) {
-      throw new OAuthRequestError('unsupported_grant_type', `grant_type must be ${CLIENT_CREDENTIALS}`, ['grant_type']);
+      throw new OAuthRequestError('unsupported_grant_type', `grant_type must be ${CLIENT_CREDENTIALS}`, [
+        'grant_type',
+      ]);
     }
     const msisdn = normalizeMsisdn(clientId);
     if (!msisdn) {
-      throw new OAuthRequestError('invalid_request', 'client_id must be an MSISDN: optional + then 5-15 digits', ['client_id']);
+      throw new OAuthRequestError(
+        'invalid_request',
+        'client_id must be an MSISDN: optional + then 5-15 digits',
+        ['client_id'],
+      );
     }
     const accessToken = randomBytes(32).toString('base64url');
     const nowMs = this.clock.nowMs();
@@ -82,7 +98,8 @@ export class TokenService {
   async introspect(caller: TokenCaller, token: string | null | undefined): Promise<TokenIntrospection> {
     if (blank(token)) throw new OAuthRequestError('invalid_request', '[token cannot be null]', ['token']);
     const row = await findToken(this.db, caller.tenantId, hashToken(token as string));
-    if (!row || row.revokedAt !== null || epochSeconds(this.clock) >= row.expiresAtSeconds) return { active: false };
+    if (!row || row.revokedAt !== null || epochSeconds(this.clock) >= row.expiresAtSeconds)
+      return { active: false };
     return { active: true, clientId: row.msisdn, expiry: row.expiresAtSeconds };
   }
 

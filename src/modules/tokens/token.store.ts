@@ -24,9 +24,21 @@ export async function insertToken(db: Knex, row: Omit<TokenRow, 'revokedAt'>): P
 }
 
 /** Finds a token of the tenant by hash (revoked or expired ones included). */
-export async function findToken(db: Knex, tenantId: number, tokenHash: string): Promise<TokenRow | undefined> {
+export async function findToken(
+  db: Knex,
+  tenantId: number,
+  tokenHash: string,
+): Promise<TokenRow | undefined> {
   const r = await db('tokens')
-    .select('tenant_id', 'token_hash', 'msisdn', 'api_client_id', 'issued_at', 'expires_at_seconds', 'revoked_at')
+    .select(
+      'tenant_id',
+      'token_hash',
+      'msisdn',
+      'api_client_id',
+      'issued_at',
+      'expires_at_seconds',
+      'revoked_at',
+    )
     .where({ token_hash: tokenHash, tenant_id: tenantId })
     .first();
   if (!r) return undefined;
@@ -42,7 +54,12 @@ export async function findToken(db: Knex, tenantId: number, tokenHash: string): 
 }
 
 /** Marks a tenant's token revoked; returns whether a live row changed. */
-export async function revokeToken(db: Knex, tenantId: number, tokenHash: string, nowMs: number): Promise<boolean> {
+export async function revokeToken(
+  db: Knex,
+  tenantId: number,
+  tokenHash: string,
+  nowMs: number,
+): Promise<boolean> {
   const n = await db('tokens')
     .where({ token_hash: tokenHash, tenant_id: tenantId })
     .whereNull('revoked_at')

@@ -2,9 +2,11 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { SafeIntResolver } from 'graphql-scalars';
 
 /** GraphQL view of an issued token (spec 2.2). */
-@ObjectType({ description: 'A bearer token issued for a roaming subscriber (POST /token).' })
+@ObjectType('IssuedToken', { description: 'A bearer token issued for a roaming subscriber (POST /token).' })
 export class IssuedTokenType {
-  @Field(() => String, { description: 'The opaque token (256 random bits, URL-safe); append it to the captive-portal URL.' })
+  @Field(() => String, {
+    description: 'The opaque token (256 random bits, URL-safe); append it to the captive-portal URL.',
+  })
   accessToken!: string;
 
   @Field(() => String, { description: 'Always `bearer`.' })
@@ -15,14 +17,22 @@ export class IssuedTokenType {
 }
 
 /** GraphQL view of an introspection result (spec 2.3). */
-@ObjectType({ description: 'Whether a token is active (POST /token/introspect).' })
+@ObjectType('TokenIntrospection', { description: 'Whether a token is active (POST /token/introspect).' })
 export class TokenIntrospectionType {
-  @Field(() => Boolean, { description: 'True when the token exists in your tenant, is not revoked and has not expired.' })
+  @Field(() => Boolean, {
+    description: 'True when the token exists in your tenant, is not revoked and has not expired.',
+  })
   active!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'The MSISDN the token was issued for (digits, no `+`); null when inactive.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The MSISDN the token was issued for (digits, no `+`); null when inactive.',
+  })
   clientId!: string | null;
 
-  @Field(() => SafeIntResolver, { nullable: true, description: 'Expiry in Unix epoch seconds; null when inactive.' })
+  @Field(() => SafeIntResolver, {
+    nullable: true,
+    description: 'Expiry in Unix epoch seconds; null when inactive.',
+  })
   expiry!: number | null;
 }
