@@ -19,4 +19,5 @@ module.exports = {
     ],
   },
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/helpers/summary-reporter.js'],
 };
