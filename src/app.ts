@@ -71,9 +71,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       auth,
       client: auth.status === 'ok' ? auth.client : null,
       tenantHeader: tenant === '' ? undefined : tenant,
-      baseUrl: config.publicBaseUrl ?? ctx.origin,
+      // Koa 3's ctx.origin is the Origin header; protocol and host honour TRUST_PROXY.
+      baseUrl: config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`,
       services,
       logger: logger.child({ requestId: ctx.state.requestId }),
+      cache: new Map(),
     };
   };
 

@@ -1,16 +1,19 @@
 import { Knex } from 'knex';
 import { Config } from './config';
 import { Clock } from './lib/clock';
+import { LocationService } from './modules/locations/location.service';
 import { TokenService } from './modules/tokens/token.service';
 
 /** Every service of the gateway; built once per app and shared by all requests. */
 export interface Services {
   tokens: TokenService;
+  locations: LocationService;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
 export function createServices(db: Knex, config: Config, clock: Clock): Services {
   return {
     tokens: new TokenService(db, clock, config.tokenTtlSeconds),
+    locations: new LocationService(db),
   };
 }

@@ -1,18 +1,22 @@
 import { Permission } from '../auth/permissions';
 
 /** Dataset sections this version imports (CONTRACT §9). */
-export const SUPPORTED_SECTIONS = ['tenants', 'clients', 'subscribers'] as const;
-
-/** Sections of the dataset format that later versions import; rejected here with a clear message. */
-export const PENDING_SECTIONS = [
-  'ratings',
-  'planDefinitions',
-  'subscriberPlans',
+export const SUPPORTED_SECTIONS = [
+  'tenants',
+  'clients',
+  'subscribers',
   'locationInfoTypes',
   'locations',
 ] as const;
 
+/** Sections of the dataset format that later versions import; rejected here with a clear message. */
+export const PENDING_SECTIONS = ['ratings', 'planDefinitions', 'subscriberPlans'] as const;
+
 const tenantName = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' };
+// Names and descriptions: no control characters (they cannot travel in XML 1.0).
+const entityName = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f]+$' };
+const description = { type: ['string', 'null'], maxLength: 1024, pattern: '^[^\\u0000-\\u001f\\u007f]*$' };
+const int32 = { type: 'integer', minimum: -2147483647, maximum: 2147483647 };
 
 /**
  * JSON Schema (draft-07) of the dataset document (CONTRACT §9) for the supported sections.
@@ -63,6 +67,65 @@ export const DATASET_SCHEMA = {
         },
       },
     },
+    locationInfoTypes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tenant', 'name', 'value'],
+        properties: {
+          tenant: tenantName,
+          id: { type: 'integer', minimum: 1, maximum: 2147483647 },
+          name: { ...entityName, maxLength: 64 },
+          value: int32,
+        },
+      },
+    },
+    locations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tenant', 'name'],
+        properties: {
+          tenant: tenantName,
+          name: entityName,
+          description,
+          rates: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'locationRate'],
+              properties: { name: entityName, description, locationRate: int32 },
+            },
+          },
+          infos: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'type', 'value'],
+              properties: {
+                name: entityName,
+                description,
+                type: { ...entityName, maxLength: 64 },
+                value: entityName,
+              },
+            },
+          },
+          profiles: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name'],
+              properties: { name: entityName, description },
+            },
+          },
+        },
+      },
+    },
   },
 } as const;
 
@@ -83,5 +146,14 @@ export interface Dataset {
     paymentType: 'prepaid' | 'postpaid';
     balance?: string;
     currency: string;
+  }[];
+  locationInfoTypes?: { tenant: string; id?: number; name: string; value: number }[];
+  locations?: {
+    tenant: string;
+    name: string;
+    description?: string | null;
+    rates?: { name: string; description?: string | null; locationRate: number }[];
+    infos?: { name: string; description?: string | null; type: string; value: string }[];
+    profiles?: { name: string; description?: string | null }[];
   }[];
 }

@@ -1,5 +1,6 @@
 import { Permission } from '../auth/permissions';
 import { Dataset } from './dataset.schema';
+import { roamingZones } from './roaming-zones';
 
 /** Demo API client credentials printed by `npm start` and pre-filled in Apollo Sandbox. */
 export const DEMO_CREDENTIALS = { tenant: 'demo', username: 'demo', password: 'demo-password' } as const;
@@ -13,14 +14,26 @@ export const OTHER_TENANT_CREDENTIALS = {
 
 /**
  * The demo dataset loaded into an empty database on first start (CONTRACT §8–9): two tenants,
- * an all-permission demo client, and prepaid, postpaid and inactive subscribers.
+ * an all-permission demo client, prepaid, postpaid and inactive subscribers, and roaming zones
+ * of real networks (every ITU zone for `demo`, the UK networks for `globex`).
  */
 export function demoDataset(): Dataset {
+  const demoZones = roamingZones('demo');
+  const globexZones = roamingZones('globex', (mcc) => mcc === '234' || mcc === '235');
   return {
+    locationInfoTypes: [...demoZones.locationInfoTypes, ...globexZones.locationInfoTypes],
+    locations: [...demoZones.locations, ...globexZones.locations],
     tenants: [{ name: DEMO_CREDENTIALS.tenant }, { name: OTHER_TENANT_CREDENTIALS.tenant }],
     clients: [
       { ...DEMO_CREDENTIALS, permissions: Object.values(Permission) },
-      { ...OTHER_TENANT_CREDENTIALS, permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT] },
+      {
+        ...OTHER_TENANT_CREDENTIALS,
+        permissions: [
+          Permission.TOKEN_ISSUE,
+          Permission.TOKEN_INTROSPECT,
+          Permission.PCRF_LOCATION_READ_PERMISSION,
+        ],
+      },
     ],
     subscribers: [
       {

@@ -5,7 +5,10 @@ import { hashPassword, verifyPassword } from '../auth/password';
 import { Clock } from '../lib/clock';
 import { Money } from '../lib/money';
 import { normalizeMsisdn } from '../lib/msisdn';
+import { upsertInfoType, upsertLocationTree } from '../modules/locations/location.service';
+import { findInfoType, findLocation } from '../modules/locations/location.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
+import { BadUserInputError } from '../errors';
 import { findSubscriber, insertSubscriber, updateSubscriber } from '../modules/subscribers/subscriber.store';
 import { DATASET_SCHEMA, Dataset, PENDING_SECTIONS } from './dataset.schema';
 
@@ -22,7 +25,7 @@ export class DatasetError extends Error {
 
 /** Rows created, updated and left unchanged per section. */
 export type ImportSummary = Record<
-  'tenants' | 'clients' | 'subscribers',
+  'tenants' | 'clients' | 'subscribers' | 'locationInfoTypes' | 'locations',
   { created: number; updated: number; unchanged: number }
 >;
 
@@ -84,6 +87,18 @@ export function validateDatasetDocument(doc: unknown): Dataset {
   };
   ds.tenants?.forEach((t, i) => unique(`tenant\0${t.name}`, `$.tenants[${i}].name`));
   ds.clients?.forEach((c, i) => unique(`client\0${c.username}`, `$.clients[${i}].username`));
+  ds.locationInfoTypes?.forEach((t, i) =>
+    unique(`infoType\0${t.tenant}\0${t.name}`, `$.locationInfoTypes[${i}].name`),
+  );
+  ds.locations?.forEach((l, i) => {
+    unique(`location\0${l.tenant}\0${l.name}`, `$.locations[${i}].name`);
+    l.infos?.forEach((x, j) => unique(`info\0${l.tenant}\0${x.name}`, `$.locations[${i}].infos[${j}].name`));
+    for (const kind of ['rates', 'profiles'] as const) {
+      l[kind]?.forEach((x, j) =>
+        unique(`${kind}\0${l.tenant}\0${l.name}\0${x.name}`, `$.locations[${i}].${kind}[${j}].name`),
+      );
+    }
+  });
   ds.subscribers?.forEach((s, i) => {
     unique(`subscriber\0${s.tenant}\0${normalizeMsisdn(s.msisdn)}`, `$.subscribers[${i}].msisdn`);
     if (s.paymentType === 'prepaid' && s.balance?.startsWith('-')) {
@@ -93,9 +108,25 @@ export function validateDatasetDocument(doc: unknown): Dataset {
   return ds;
 }
 
+/** Runs a service call, turning its field errors into a DatasetError under `base`. */
+async function atPath<T>(base: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof BadUserInputError) {
+      const field = err.fields[0]?.field ?? '';
+      throw new DatasetError(
+        field.startsWith('[') || !field ? `${base}${field}` : `${base}.${field}`,
+        err.fields[0]?.description ?? err.message,
+      );
+    }
+    throw err;
+  }
+}
+
 function emptySummary(): ImportSummary {
   const z = () => ({ created: 0, updated: 0, unchanged: 0 });
-  return { tenants: z(), clients: z(), subscribers: z() };
+  return { tenants: z(), clients: z(), subscribers: z(), locationInfoTypes: z(), locations: z() };
 }
 
 async function tenantId(trx: Knex, name: string, path: string): Promise<number> {
@@ -119,7 +150,8 @@ async function sameClient(
 
 /**
  * Imports a dataset document (CONTRACT §9): validates the whole document first, then upserts
- * every row by its natural key in one transaction. Importing the same file twice changes
+ * every row (tenants, clients, subscribers, location info types, locations with their rates,
+ * infos and profiles) by its natural key in one transaction. Importing the same file twice changes
  * nothing (a client's stored hash is kept while its password still verifies). A bad file is
  * rejected whole and nothing is written.
  * @throws DatasetError with the JSON path of the first error.
@@ -178,6 +210,33 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
         await updateSubscriber(trx, existing.id, write, now);
         summary.subscribers.updated++;
       }
+    }
+    for (const [i, t] of (ds.locationInfoTypes ?? []).entries()) {
+      const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);
+      const before = await findInfoType(trx, tenant, t.name);
+      const { changed } = await atPath(`$.locationInfoTypes[${i}]`, () => upsertInfoType(trx, tenant, t));
+      summary.locationInfoTypes[!before ? 'created' : changed ? 'updated' : 'unchanged']++;
+    }
+    for (const [i, l] of (ds.locations ?? []).entries()) {
+      const tenant = await tenantId(trx, l.tenant, `$.locations[${i}].tenant`);
+      const existed = !!(await findLocation(trx, tenant, l.name));
+      const nul = <T extends { description?: string | null }>(xs?: T[]) =>
+        xs?.map((x) => ({ ...x, description: x.description ?? null }));
+      const { changed } = await atPath(`$.locations[${i}]`, () =>
+        upsertLocationTree(
+          trx,
+          tenant,
+          {
+            name: l.name,
+            description: l.description ?? null,
+            rates: nul(l.rates),
+            infos: nul(l.infos),
+            profiles: nul(l.profiles),
+          },
+          false,
+        ),
+      );
+      summary.locations[!existed ? 'created' : changed ? 'updated' : 'unchanged']++;
     }
   });
   return summary;

@@ -1,12 +1,16 @@
 import { Knex } from 'knex';
 import * as foundation from '../../migrations/20261122000100_foundation';
+import * as locations from '../../migrations/20261122000200_locations';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
  * them here lets the same code run from sources (tests) and from the compiled build, with no
  * file-extension rules to keep in step.
  */
-const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [['20261122000100_foundation', foundation]];
+const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
+  ['20261122000100_foundation', foundation],
+  ['20261122000200_locations', locations],
+];
 
 /** knex migration source over {@link MIGRATIONS}. */
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -21,6 +21,18 @@ export interface GatewayContext {
   baseUrl: string;
   services: Services;
   logger: Logger;
+  /** Objects that live for this request only (DataLoaders); use {@link perRequest}. */
+  cache: Map<string, unknown>;
+}
+
+/** Returns the request's instance of `key`, creating it on first use. */
+export function perRequest<T>(ctx: GatewayContext, key: string, create: () => T): T {
+  let v = ctx.cache.get(key) as T | undefined;
+  if (v === undefined) {
+    v = create();
+    ctx.cache.set(key, v);
+  }
+  return v;
 }
 
 /**

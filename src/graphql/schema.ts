@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
 
 /** Every resolver class of the gateway. */
-export const RESOLVERS = [TokenResolver] as const;
+export const RESOLVERS = [TokenResolver, LocationResolver, LocationInfoResolver] as const;
 
 let built: Promise<GraphQLSchema> | undefined;
 

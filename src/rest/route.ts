@@ -63,3 +63,16 @@ export function optionalString(body: Record<string, unknown>, key: string): stri
     throw new BadUserInputError(`${key} must be a string`, [{ field: key, description: 'must be a string' }]);
   return v;
 }
+
+/**
+ * Reads an optional query parameter: absent or empty gives null.
+ * @throws BadUserInputError when the parameter is repeated.
+ */
+export function optionalQueryString(query: RestInput['query'], key: string): string | null {
+  const v = query[key];
+  if (Array.isArray(v))
+    throw new BadUserInputError(`${key} must be given once`, [
+      { field: key, description: 'must be given once' },
+    ]);
+  return v === undefined || v === '' ? null : v;
+}

@@ -1,4 +1,4 @@
-import { Permission } from '../auth/permissions';
+import { LOCATION_ROUTES } from './location.routes';
 import { RestRoute, defineRoute, optionalString } from './route';
 
 /** POST /token (CONTRACT §3, spec 4.1): 201 with the OAuth token body. */
@@ -44,10 +44,9 @@ const introspectToken = defineRoute<{
 
 /**
  * Every legacy REST path, once (ARCHITECTURE.md "The route table is data"). Adding a path is
- * adding a row. The `Permission` import is used by rows that name a permissions header.
+ * adding a row; each module's rows live beside this file.
  */
-export const ROUTES: ReadonlyArray<RestRoute<never>> = [issueToken, introspectToken] as ReadonlyArray<
-  RestRoute<never>
->;
-
-export type { Permission };
+export const ROUTES: ReadonlyArray<RestRoute<never>> = [
+  ...([issueToken, introspectToken] as ReadonlyArray<RestRoute<never>>),
+  ...LOCATION_ROUTES,
+];

@@ -9,13 +9,24 @@ describe('migrations', () => {
   afterAll(() => t.destroy());
 
   it('run up from empty, roll back to nothing, and run up again', async () => {
-    const tables = ['tenants', 'api_clients', 'tokens', 'subscribers'];
-    expect(await migrateLatest(t.db)).toEqual(['20261122000100_foundation']);
+    const tables = [
+      'tenants',
+      'api_clients',
+      'tokens',
+      'subscribers',
+      'locations',
+      'location_rates',
+      'location_infos',
+      'location_info_types',
+      'location_profiles',
+    ];
+    const all = ['20261122000100_foundation', '20261122000200_locations'];
+    expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);
     expect(await migrateLatest(t.db)).toEqual([]);
     await migrateRollbackAll(t.db);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(false);
-    expect(await migrateLatest(t.db)).toEqual(['20261122000100_foundation']);
+    expect(await migrateLatest(t.db)).toEqual(all);
   });
 
   it('stores money micro-units at the edge of the supported range exactly', async () => {

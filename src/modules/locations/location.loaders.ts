@@ -1,0 +1,72 @@
+import DataLoader from 'dataloader';
+import { Knex } from 'knex';
+import {
+  LocationInfoRow,
+  LocationInfoTypeRow,
+  LocationProfileRow,
+  LocationRateRow,
+  LocationRow,
+  infoTypesByIds,
+  infosByLocationIds,
+  locationsByIds,
+  profilesByLocationIds,
+  ratesByLocationIds,
+} from './location.store';
+
+/** Above this many keys a batch reads the tenant's rows in one query instead of a long IN list. */
+const TENANT_WIDE_ABOVE = 500;
+
+function groupBy<T>(rows: T[], key: (r: T) => number, ids: readonly number[]): T[][] {
+  const map = new Map<number, T[]>(ids.map((id) => [id, []]));
+  for (const r of rows) map.get(key(r))?.push(r);
+  return ids.map((id) => map.get(id) ?? []);
+}
+
+function byId<T extends { id: number }>(rows: T[], ids: readonly number[]): (T | undefined)[] {
+  const map = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => map.get(id));
+}
+
+/**
+ * Per-request DataLoaders for location children (CONTRACT §7 "list fields are batched"): a
+ * list of N locations costs one query per child kind, whatever N is. Built per request so no
+ * cache outlives it; scoped to one tenant.
+ */
+export class LocationLoaders {
+  constructor(
+    private readonly db: Knex,
+    private readonly tenantId: number,
+  ) {}
+
+  private tenantLocationIds(ids: readonly number[]): readonly number[] | Knex.QueryBuilder {
+    return ids.length > TENANT_WIDE_ABOVE
+      ? this.db('locations').select('id').where({ tenant_id: this.tenantId })
+      : ids;
+  }
+
+  readonly rates = new DataLoader<number, LocationRateRow[]>(async (ids) =>
+    groupBy(await ratesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
+  );
+
+  readonly infos = new DataLoader<number, LocationInfoRow[]>(async (ids) =>
+    groupBy(await infosByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
+  );
+
+  readonly profiles = new DataLoader<number, LocationProfileRow[]>(async (ids) =>
+    groupBy(await profilesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
+  );
+
+  readonly infoTypes = new DataLoader<number, LocationInfoTypeRow | undefined>(async (ids) =>
+    byId(
+      (await infoTypesByIds(this.db, ids)).filter((t) => t.tenantId === this.tenantId),
+      ids,
+    ),
+  );
+
+  readonly locations = new DataLoader<number, LocationRow | undefined>(async (ids) =>
+    byId(
+      (await locationsByIds(this.db, ids)).filter((l) => l.tenantId === this.tenantId),
+      ids,
+    ),
+  );
+}

@@ -1,0 +1,301 @@
+import { Knex } from 'knex';
+import { BadUserInputError, FieldError, NotFoundError } from '../../errors';
+import { LocationLoaders } from './location.loaders';
+import {
+  LocationInfoRow,
+  LocationInfoTypeRow,
+  LocationRow,
+  countLocations,
+  deleteChildrenExcept,
+  deleteLocation,
+  findInfoType,
+  findInfoTypeById,
+  findLocation,
+  findLocationInfo,
+  insertInfoType,
+  insertLocation,
+  listLocations,
+  updateInfoTypeValue,
+  updateLocationDescription,
+  upsertInfo,
+  upsertProfile,
+  upsertRate,
+} from './location.store';
+
+/** A location with its children as provisioned (dataset `locations[]`, GraphQL `LocationInput`). */
+export interface LocationTree {
+  name: string;
+  description: string | null;
+  rates?: { name: string; description: string | null; locationRate: number }[];
+  /** `type` names a location info type of the tenant, e.g. `PLMNID`; `value` e.g. `20801`. */
+  infos?: { name: string; description: string | null; type: string; value: string }[];
+  profiles?: { name: string; description: string | null }[];
+}
+
+/** A location info type as provisioned; `id` is kept when given. */
+export interface InfoTypeInput {
+  id?: number;
+  name: string;
+  value: number;
+}
+
+/** One page of locations (cursor pagination by id). */
+export interface LocationPage {
+  rows: LocationRow[];
+  hasNextPage: boolean;
+  totalCount: number;
+}
+
+/** Largest GraphQL page. */
+export const MAX_PAGE = 500;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function checkName(errors: FieldError[], field: string, v: string, max = 255): void {
+  if (v.length === 0 || v.length > max || CONTROL.test(v)) {
+    errors.push({ field, description: `must be 1-${max} characters without control characters` });
+  }
+}
+
+function checkDescription(errors: FieldError[], field: string, v: string | null): void {
+  if (v !== null && (v.length > 1024 || CONTROL.test(v)))
+    errors.push({ field, description: 'must be at most 1024 characters without control characters' });
+}
+
+/**
+ * Validates a location tree (names, descriptions, integer rates, distinct child names).
+ * @throws BadUserInputError listing every offending field, with paths relative to the tree.
+ */
+export function validateLocationTree(tree: LocationTree, prefix = ''): void {
+  const errors: FieldError[] = [];
+  checkName(errors, `${prefix}name`, tree.name);
+  checkDescription(errors, `${prefix}description`, tree.description);
+  const distinct = (kind: string, names: string[]) =>
+    names.forEach(
+      (n, i) =>
+        names.indexOf(n) !== i &&
+        errors.push({ field: `${prefix}${kind}[${i}].name`, description: 'duplicates an earlier name' }),
+    );
+  tree.rates?.forEach((r, i) => {
+    checkName(errors, `${prefix}rates[${i}].name`, r.name);
+    checkDescription(errors, `${prefix}rates[${i}].description`, r.description);
+    if (!Number.isSafeInteger(r.locationRate) || Math.abs(r.locationRate) > 2 ** 31 - 1) {
+      errors.push({ field: `${prefix}rates[${i}].locationRate`, description: 'must be a 32-bit integer' });
+    }
+  });
+  tree.infos?.forEach((x, i) => {
+    checkName(errors, `${prefix}infos[${i}].name`, x.name);
+    checkDescription(errors, `${prefix}infos[${i}].description`, x.description);
+    checkName(errors, `${prefix}infos[${i}].value`, x.value);
+  });
+  tree.profiles?.forEach((p, i) => {
+    checkName(errors, `${prefix}profiles[${i}].name`, p.name);
+    checkDescription(errors, `${prefix}profiles[${i}].description`, p.description);
+  });
+  distinct('rates', tree.rates?.map((r) => r.name) ?? []);
+  distinct('infos', tree.infos?.map((r) => r.name) ?? []);
+  distinct('profiles', tree.profiles?.map((r) => r.name) ?? []);
+  if (errors.length)
+    throw new BadUserInputError(`invalid location: ${errors[0].field} ${errors[0].description}`, errors);
+}
+
+/**
+ * Inserts or updates a location and its children by name, within `db` (pass a transaction).
+ * With `replaceChildren`, children kinds that are given are made exactly equal to the input
+ * (missing names deleted); otherwise children are only added or updated (dataset import).
+ * An info whose name exists under another location of the tenant moves here.
+ * @throws BadUserInputError when an info names an unknown info type (`infos[i].type`).
+ * Returns the location and whether anything changed.
+ */
+export async function upsertLocationTree(
+  db: Knex,
+  tenantId: number,
+  tree: LocationTree,
+  replaceChildren: boolean,
+): Promise<{ location: LocationRow; changed: boolean }> {
+  validateLocationTree(tree);
+  let changed = false;
+  let location = await findLocation(db, tenantId, tree.name);
+  if (!location) {
+    const id = await insertLocation(db, tenantId, tree.name, tree.description);
+    location = { id, tenantId, name: tree.name, description: tree.description };
+    changed = true;
+  } else if (location.description !== tree.description) {
+    await updateLocationDescription(db, location.id, tree.description);
+    location = { ...location, description: tree.description };
+    changed = true;
+  }
+  for (const r of tree.rates ?? []) changed = (await upsertRate(db, location.id, r)) || changed;
+  const types = new Map<string, LocationInfoTypeRow | undefined>();
+  for (const [i, info] of (tree.infos ?? []).entries()) {
+    if (!types.has(info.type)) types.set(info.type, await findInfoType(db, tenantId, info.type));
+    const type = types.get(info.type);
+    if (!type)
+      throw new BadUserInputError(`unknown location info type ${info.type}`, [
+        { field: `infos[${i}].type`, description: 'names no location info type of this tenant' },
+      ]);
+    changed =
+      (await upsertInfo(db, tenantId, location.id, {
+        name: info.name,
+        description: info.description,
+        typeId: type.id,
+        value: info.value,
+      })) || changed;
+  }
+  for (const p of tree.profiles ?? []) changed = (await upsertProfile(db, location.id, p)) || changed;
+  if (replaceChildren) {
+    if (tree.rates)
+      await deleteChildrenExcept(
+        db,
+        'location_rates',
+        location.id,
+        tree.rates.map((r) => r.name),
+      );
+    if (tree.infos)
+      await deleteChildrenExcept(
+        db,
+        'location_infos',
+        location.id,
+        tree.infos.map((r) => r.name),
+      );
+    if (tree.profiles)
+      await deleteChildrenExcept(
+        db,
+        'location_profiles',
+        location.id,
+        tree.profiles.map((r) => r.name),
+      );
+  }
+  return { location, changed };
+}
+
+/**
+ * Inserts or updates a location info type by name, within `db`.
+ * @throws BadUserInputError when the name is invalid or the given id belongs to another type.
+ * Returns the type and whether anything changed.
+ */
+export async function upsertInfoType(
+  db: Knex,
+  tenantId: number,
+  input: InfoTypeInput,
+): Promise<{ type: LocationInfoTypeRow; changed: boolean }> {
+  const errors: FieldError[] = [];
+  checkName(errors, 'name', input.name, 64);
+  if (!Number.isSafeInteger(input.value) || Math.abs(input.value) > 2 ** 31 - 1)
+    errors.push({ field: 'value', description: 'must be a 32-bit integer' });
+  if (errors.length)
+    throw new BadUserInputError(
+      `invalid location info type: ${errors[0].field} ${errors[0].description}`,
+      errors,
+    );
+  const existing = await findInfoType(db, tenantId, input.name);
+  if (existing) {
+    if (input.id !== undefined && input.id !== existing.id) {
+      throw new BadUserInputError(`location info type ${input.name} already has id ${existing.id}`, [
+        { field: 'id', description: `must be ${existing.id}` },
+      ]);
+    }
+    if (existing.value === input.value) return { type: existing, changed: false };
+    await updateInfoTypeValue(db, existing.id, input.value);
+    return { type: { ...existing, value: input.value }, changed: true };
+  }
+  if (input.id !== undefined && (await findInfoTypeById(db, input.id))) {
+    throw new BadUserInputError(`location info type id ${input.id} is taken`, [
+      { field: 'id', description: 'is used by another location info type' },
+    ]);
+  }
+  const id = await insertInfoType(db, { id: input.id, tenantId, name: input.name, value: input.value });
+  return { type: { id, tenantId, name: input.name, value: input.value }, changed: true };
+}
+
+/** Cursor of a location: its id, opaque to clients. */
+export function encodeCursor(id: number): string {
+  return Buffer.from(`location:${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const m = /^location:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m)
+    throw new BadUserInputError('invalid cursor', [
+      { field: 'after', description: 'is not a cursor this service issued' },
+    ]);
+  return Number(m[1]);
+}
+
+/**
+ * PCRF location reads and provisioning (CONTRACT §6, spec 4.6–4.7), always within one tenant.
+ */
+export class LocationService {
+  constructor(private readonly db: Knex) {}
+
+  /** Per-request loaders for a tenant. */
+  loaders(tenantId: number): LocationLoaders {
+    return new LocationLoaders(this.db, tenantId);
+  }
+
+  /**
+   * The legacy list (spec 2.8): every location ordered by id, or the one named `name`.
+   * @throws NotFoundError when `name` is given and no such location exists.
+   */
+  async list(tenantId: number, name: string | null): Promise<LocationRow[]> {
+    const rows = await listLocations(this.db, tenantId, name === null ? {} : { name });
+    if (name !== null && rows.length === 0) throw new NotFoundError(`location ${name} not found`);
+    return rows;
+  }
+
+  /**
+   * A page of locations ordered by id after the cursor `after`, at most `first` (1..500).
+   * @throws BadUserInputError for a bad cursor or page size.
+   */
+  async page(
+    tenantId: number,
+    first: number,
+    after: string | null,
+    name: string | null,
+  ): Promise<LocationPage> {
+    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) {
+      throw new BadUserInputError(`first must be 1-${MAX_PAGE}`, [
+        { field: 'first', description: `must be 1-${MAX_PAGE}` },
+      ]);
+    }
+    const afterId = after === null ? undefined : decodeCursor(after);
+    const n = name ?? undefined;
+    const rows = await listLocations(this.db, tenantId, { name: n, afterId, limit: first + 1 });
+    return {
+      rows: rows.slice(0, first),
+      hasNextPage: rows.length > first,
+      totalCount: await countLocations(this.db, tenantId, n),
+    };
+  }
+
+  /** A tenant's location by name, or undefined. */
+  find(tenantId: number, name: string): Promise<LocationRow | undefined> {
+    return findLocation(this.db, tenantId, name);
+  }
+
+  /** A tenant's location info by name, or undefined. */
+  findInfo(tenantId: number, name: string): Promise<LocationInfoRow | undefined> {
+    return findLocationInfo(this.db, tenantId, name);
+  }
+
+  /** ADMIN: creates or updates a location; given child lists replace the existing ones. */
+  async upsert(tenantId: number, tree: LocationTree): Promise<LocationRow> {
+    return this.db.transaction(async (trx) => (await upsertLocationTree(trx, tenantId, tree, true)).location);
+  }
+
+  /** ADMIN: creates or updates a location info type. */
+  async upsertInfoType(tenantId: number, input: InfoTypeInput): Promise<LocationInfoTypeRow> {
+    return this.db.transaction(async (trx) => (await upsertInfoType(trx, tenantId, input)).type);
+  }
+
+  /** ADMIN: deletes a location with its rates, infos and profiles; false when it did not exist. */
+  async delete(tenantId: number, name: string): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const loc = await findLocation(trx, tenantId, name);
+      if (!loc) return false;
+      await deleteLocation(trx, loc.id);
+      return true;
+    });
+  }
+}
