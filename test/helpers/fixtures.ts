@@ -22,6 +22,16 @@ export const CLIENTS = {
     permissions: [Permission.TOKEN_ISSUE],
     enabled: false,
   },
+  pcrf: {
+    tenant: 'acme',
+    password: 'pcrf-password',
+    permissions: [Permission.PCRF_LOCATION_READ_PERMISSION],
+  },
+  'rival-admin': {
+    tenant: 'rival',
+    password: 'rival-admin-password',
+    permissions: Object.values(Permission),
+  },
 } as const;
 
 export type ClientName = keyof typeof CLIENTS;

@@ -4,7 +4,16 @@ import { FakeClock } from '../helpers/clock';
 import { TestDb, createTestDb, dumpTables } from '../helpers/db';
 import { baseDataset } from '../helpers/fixtures';
 
-const TABLES = ['tenants', 'api_clients', 'subscribers'];
+const TABLES = [
+  'tenants',
+  'api_clients',
+  'subscribers',
+  'locations',
+  'location_rates',
+  'location_infos',
+  'location_info_types',
+  'location_profiles',
+];
 
 describe('dataset import (CONTRACT §9) on the real database', () => {
   let t: TestDb;
@@ -25,6 +34,9 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     expect(second.tenants).toEqual({ created: 0, updated: 0, unchanged: 2 });
     expect(second.clients).toEqual({ created: 0, updated: 0, unchanged: 2 });
     expect(second.subscribers).toEqual({ created: 0, updated: 0, unchanged: 4 });
+    expect(first.locations.created).toBe(7);
+    expect(second.locations).toEqual({ created: 0, updated: 0, unchanged: 7 });
+    expect(second.locationInfoTypes).toEqual({ created: 0, updated: 0, unchanged: 2 });
     expect(await dumpTables(t.db, TABLES)).toEqual(before);
   });
 
@@ -150,6 +162,29 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     expect(await dumpTables(t.db, TABLES)).toEqual(before);
   });
 
+  it('builds the demo roaming zones from real networks (PLMN IDs from mcc-mnc-list)', async () => {
+    const europe = await t
+      .db('locations as l')
+      .join('tenants as t', 't.id', 'l.tenant_id')
+      .where({ 't.name': 'demo', 'l.name': 'ZONE-EUROPE' })
+      .first('l.id');
+    const plmns = await t.db('location_infos').where({ location_id: europe.id }).pluck('value');
+    expect(plmns).toEqual(expect.arrayContaining(['20801', '20810', '26201', '23415']));
+    expect(plmns.every((v: string) => /^2\d{4,5}$/.test(v))).toBe(true);
+    expect(plmns.length).toBeGreaterThan(300);
+  });
+
+  it('rejects a location info naming an unknown type, at its JSON path', async () => {
+    const before = await dumpTables(t.db, TABLES);
+    const doc = {
+      locations: [{ tenant: 'demo', name: 'X', infos: [{ name: 'x', type: 'NOPE', value: '1' }] }],
+    };
+    const err = await importDataset(t.db, doc, clock).catch((e) => e);
+    expect(err).toBeInstanceOf(DatasetError);
+    expect(err.path).toBe('$.locations[0].infos[0].type');
+    expect(await dumpTables(t.db, TABLES)).toEqual(before);
+  });
+
   it('rolls back rows already written when a later row fails (unknown tenant)', async () => {
     const before = await dumpTables(t.db, TABLES);
     const doc = {
@@ -167,6 +202,6 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
 
   it('accepts the fixture dataset used by the e2e tests', async () => {
     const s = await importDataset(t.db, baseDataset(), clock);
-    expect(s.clients.created).toBe(6);
+    expect(s.clients.created).toBe(8);
   });
 });

@@ -35,7 +35,8 @@ export class LocationResolver {
     name: string | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<LocationRow[]> {
-    return ctx.services.locations.list(callerOf(ctx).tenantId, name);
+    // An omitted nullable argument arrives as undefined.
+    return ctx.services.locations.list(callerOf(ctx).tenantId, name ?? null);
   }
 
   @Authorized(READ)
@@ -50,7 +51,12 @@ export class LocationResolver {
     name: string | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<LocationConnectionType> {
-    const page = await ctx.services.locations.page(callerOf(ctx).tenantId, first, after, name);
+    const page = await ctx.services.locations.page(
+      callerOf(ctx).tenantId,
+      first,
+      after ?? null,
+      name ?? null,
+    );
     const edges = page.rows.map((node) => ({ cursor: encodeCursor(node.id), node }));
     return {
       edges,
