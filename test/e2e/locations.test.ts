@@ -1,6 +1,6 @@
 import { Dataset } from '../../src/dataset/dataset.schema';
 import { TestApp, startTestApp } from '../helpers/app';
-import { baseDataset, basic } from '../helpers/fixtures';
+import { baseDataset } from '../helpers/fixtures';
 
 const PERM = { permissions: 'PCRF_LOCATION_READ_PERMISSION' };
 const HOSTILE = 'Zone & <Friends> 50% / Ωμέγα 東京';
@@ -189,9 +189,12 @@ describe('PCRF locations over REST (CONTRACT §6, spec 2.8/2.9/4.6/4.7)', () => 
     const seen = new Set<string>();
     const hrefsOf = (v: unknown, out: string[] = []): string[] => {
       if (Array.isArray(v)) v.forEach((x) => hrefsOf(x, out));
-      else if (v && typeof v === 'object')
-        for (const [k, x] of Object.entries(v))
-          k === 'href' && typeof x === 'string' ? out.push(x) : hrefsOf(x, out);
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          if (k === 'href' && typeof x === 'string') out.push(x);
+          else hrefsOf(x, out);
+        }
+      }
       return out;
     };
     const queue = [`${app.url}/pcc/pcrf/locations`];
@@ -203,7 +206,7 @@ describe('PCRF locations over REST (CONTRACT §6, spec 2.8/2.9/4.6/4.7)', () => 
       const path = href.slice(app.url.length);
       const res = await get(path);
       expect({ href, status: res.status }).toEqual({ href, status: 200 });
-      get(path, { json: false }).then((x) => x.xml());
+      (await get(path, { json: false })).xml();
       queue.push(...hrefsOf(res.json()));
     }
     // Locations, their info lists and profile lists, each info: 3 locations, 2 + 1 infos.
