@@ -58,7 +58,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
-  const services = createServices(db, config, clock);
+  const services = createServices(db, config, clock, logger);
   const authenticator = new Authenticator(db);
   const schema = await gatewaySchema();
 

@@ -1,6 +1,8 @@
 import { Knex } from 'knex';
 import { Config } from './config';
 import { Clock } from './lib/clock';
+import { Logger } from './logger';
+import { ChargingService } from './modules/charging/charging.service';
 import { LocationService } from './modules/locations/location.service';
 import { TokenService } from './modules/tokens/token.service';
 
@@ -8,12 +10,14 @@ import { TokenService } from './modules/tokens/token.service';
 export interface Services {
   tokens: TokenService;
   locations: LocationService;
+  charging: ChargingService;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
-export function createServices(db: Knex, config: Config, clock: Clock): Services {
+export function createServices(db: Knex, config: Config, clock: Clock, logger: Logger): Services {
   return {
     tokens: new TokenService(db, clock, config.tokenTtlSeconds),
     locations: new LocationService(db),
+    charging: new ChargingService(db, clock, config.ratingTimeoutMs, logger),
   };
 }

@@ -10,7 +10,7 @@ export const SUPPORTED_SECTIONS = [
 ] as const;
 
 /** Sections of the dataset format that later versions import; rejected here with a clear message. */
-export const PENDING_SECTIONS = ['ratings', 'planDefinitions', 'subscriberPlans'] as const;
+export const PENDING_SECTIONS = ['planDefinitions', 'subscriberPlans'] as const;
 
 const tenantName = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' };
 // Names and descriptions: no control characters (they cannot travel in XML 1.0).
@@ -64,6 +64,25 @@ export const DATASET_SCHEMA = {
           paymentType: { enum: ['prepaid', 'postpaid'] },
           balance: { type: 'string', pattern: '^-?[0-9]{1,16}(\\.[0-9]{1,6})?$' },
           currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+        },
+      },
+    },
+    ratings: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tenant', 'providerId', 'applicationId', 'kind', 'retailPrice', 'tax'],
+        properties: {
+          tenant: tenantName,
+          providerId: { type: 'string', pattern: '^[^\\s*]{1,64}$' },
+          applicationId: { type: 'string', pattern: '^[^\\s*]{1,64}$' },
+          serviceId: { type: 'string', pattern: '^[^\\s]{1,64}$' },
+          originId: { type: 'string', pattern: '^[^\\s]{1,64}$' },
+          bundleId: { type: 'string', pattern: '^[^\\s]{1,64}$' },
+          kind: { enum: ['content', 'transport'] },
+          retailPrice: { type: 'string', pattern: '^[0-9]{1,16}(\\.[0-9]{1,6})?$' },
+          tax: { type: 'string', pattern: '^[0-9]{1,16}(\\.[0-9]{1,6})?$' },
         },
       },
     },
@@ -146,6 +165,17 @@ export interface Dataset {
     paymentType: 'prepaid' | 'postpaid';
     balance?: string;
     currency: string;
+  }[];
+  ratings?: {
+    tenant: string;
+    providerId: string;
+    applicationId: string;
+    serviceId?: string;
+    originId?: string;
+    bundleId?: string;
+    kind: 'content' | 'transport';
+    retailPrice: string;
+    tax: string;
   }[];
   locationInfoTypes?: { tenant: string; id?: number; name: string; value: number }[];
   locations?: {

@@ -14,13 +14,44 @@ export const OTHER_TENANT_CREDENTIALS = {
 
 /**
  * The demo dataset loaded into an empty database on first start (CONTRACT §8–9): two tenants,
- * an all-permission demo client, prepaid, postpaid and inactive subscribers, and roaming zones
+ * an all-permission demo client, prepaid, postpaid and inactive subscribers, a small rating
+ * catalogue, and roaming zones
  * of real networks (every ITU zone for `demo`, the UK networks for `globex`).
  */
 export function demoDataset(): Dataset {
   const demoZones = roamingZones('demo');
   const globexZones = roamingZones('globex', (mcc) => mcc === '234' || mcc === '235');
   return {
+    ratings: [
+      // An exact entry, a wildcard fallback for the same provider and application, and a transport rating.
+      {
+        tenant: 'demo',
+        providerId: '6010',
+        applicationId: '50000029',
+        serviceId: '30000020',
+        originId: '9',
+        bundleId: '1234',
+        kind: 'content',
+        retailPrice: '0.10',
+        tax: '0.02',
+      },
+      {
+        tenant: 'demo',
+        providerId: '6010',
+        applicationId: '50000029',
+        kind: 'content',
+        retailPrice: '0.50',
+        tax: '0.10',
+      },
+      {
+        tenant: 'demo',
+        providerId: '6010',
+        applicationId: '50000029',
+        kind: 'transport',
+        retailPrice: '0.05',
+        tax: '0.01',
+      },
+    ],
     locationInfoTypes: [...demoZones.locationInfoTypes, ...globexZones.locationInfoTypes],
     locations: [...demoZones.locations, ...globexZones.locations],
     tenants: [{ name: DEMO_CREDENTIALS.tenant }, { name: OTHER_TENANT_CREDENTIALS.tenant }],

@@ -7,6 +7,7 @@ import { Money } from '../lib/money';
 import { normalizeMsisdn } from '../lib/msisdn';
 import { upsertInfoType, upsertLocationTree } from '../modules/locations/location.service';
 import { findInfoType, findLocation } from '../modules/locations/location.store';
+import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
 import { BadUserInputError } from '../errors';
 import { findSubscriber, insertSubscriber, updateSubscriber } from '../modules/subscribers/subscriber.store';
@@ -25,7 +26,7 @@ export class DatasetError extends Error {
 
 /** Rows created, updated and left unchanged per section. */
 export type ImportSummary = Record<
-  'tenants' | 'clients' | 'subscribers' | 'locationInfoTypes' | 'locations',
+  'tenants' | 'clients' | 'subscribers' | 'ratings' | 'locationInfoTypes' | 'locations',
   { created: number; updated: number; unchanged: number }
 >;
 
@@ -87,6 +88,12 @@ export function validateDatasetDocument(doc: unknown): Dataset {
   };
   ds.tenants?.forEach((t, i) => unique(`tenant\0${t.name}`, `$.tenants[${i}].name`));
   ds.clients?.forEach((c, i) => unique(`client\0${c.username}`, `$.clients[${i}].username`));
+  ds.ratings?.forEach((r, i) =>
+    unique(
+      `rating\0${r.tenant}\0${[r.providerId, r.applicationId, r.serviceId ?? '*', r.originId ?? '*', r.bundleId ?? '*', r.kind].join('\0')}`,
+      `$.ratings[${i}]`,
+    ),
+  );
   ds.locationInfoTypes?.forEach((t, i) =>
     unique(`infoType\0${t.tenant}\0${t.name}`, `$.locationInfoTypes[${i}].name`),
   );
@@ -126,7 +133,14 @@ async function atPath<T>(base: string, fn: () => Promise<T>): Promise<T> {
 
 function emptySummary(): ImportSummary {
   const z = () => ({ created: 0, updated: 0, unchanged: 0 });
-  return { tenants: z(), clients: z(), subscribers: z(), locationInfoTypes: z(), locations: z() };
+  return {
+    tenants: z(),
+    clients: z(),
+    subscribers: z(),
+    ratings: z(),
+    locationInfoTypes: z(),
+    locations: z(),
+  };
 }
 
 async function tenantId(trx: Knex, name: string, path: string): Promise<number> {
@@ -210,6 +224,25 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
         await updateSubscriber(trx, existing.id, write, now);
         summary.subscribers.updated++;
       }
+    }
+    for (const [i, r] of (ds.ratings ?? []).entries()) {
+      const tenant = await tenantId(trx, r.tenant, `$.ratings[${i}].tenant`);
+      const { created, changed } = await upsertRating(
+        trx,
+        {
+          tenantId: tenant,
+          providerId: r.providerId,
+          applicationId: r.applicationId,
+          serviceId: r.serviceId ?? WILDCARD,
+          originId: r.originId ?? WILDCARD,
+          bundleId: r.bundleId ?? WILDCARD,
+          kind: r.kind,
+          retailPrice: Money.parse(r.retailPrice),
+          tax: Money.parse(r.tax),
+        },
+        now,
+      );
+      summary.ratings[created ? 'created' : changed ? 'updated' : 'unchanged']++;
     }
     for (const [i, t] of (ds.locationInfoTypes ?? []).entries()) {
       const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);

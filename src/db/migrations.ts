@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import * as foundation from '../../migrations/20261122000100_foundation';
 import * as locations from '../../migrations/20261122000200_locations';
+import * as charging from '../../migrations/20261122000300_charging';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -10,6 +11,7 @@ import * as locations from '../../migrations/20261122000200_locations';
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261122000100_foundation', foundation],
   ['20261122000200_locations', locations],
+  ['20261122000300_charging', charging],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { ChargingResolver } from '../modules/charging/charging.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
 
 /** Every resolver class of the gateway. */
-export const RESOLVERS = [TokenResolver, LocationResolver, LocationInfoResolver] as const;
+export const RESOLVERS = [TokenResolver, LocationResolver, LocationInfoResolver, ChargingResolver] as const;
 
 let built: Promise<GraphQLSchema> | undefined;
 

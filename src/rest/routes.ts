@@ -1,3 +1,4 @@
+import { CHARGING_ROUTES } from './charging.routes';
 import { LOCATION_ROUTES } from './location.routes';
 import { RestRoute, defineRoute, optionalString } from './route';
 
@@ -49,4 +50,5 @@ const introspectToken = defineRoute<{
 export const ROUTES: ReadonlyArray<RestRoute<never>> = [
   ...([issueToken, introspectToken] as ReadonlyArray<RestRoute<never>>),
   ...LOCATION_ROUTES,
+  ...CHARGING_ROUTES,
 ];

@@ -75,7 +75,7 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
   const bad: [string, unknown, string][] = [
     ['top level not an object', [1], '$'],
     ['unknown section', { tenants: [], colours: [] }, '$.colours'],
-    ['pending section', { ratings: [] }, '$.ratings'],
+    ['pending section', { planDefinitions: [] }, '$.planDefinitions'],
     [
       'missing required field',
       { clients: [{ tenant: 'demo', username: 'x', permissions: [] }] },

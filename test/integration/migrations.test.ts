@@ -19,8 +19,10 @@ describe('migrations', () => {
       'location_infos',
       'location_info_types',
       'location_profiles',
+      'ratings',
+      'charges',
     ];
-    const all = ['20261122000100_foundation', '20261122000200_locations'];
+    const all = ['20261122000100_foundation', '20261122000200_locations', '20261122000300_charging'];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);
     expect(await migrateLatest(t.db)).toEqual([]);

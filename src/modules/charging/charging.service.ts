@@ -1,0 +1,429 @@
+import { performance } from 'node:perf_hooks';
+import { Knex } from 'knex';
+import { isUniqueViolation } from '../../db/knex';
+import { BadUserInputError, NotFoundError } from '../../errors';
+import { Clock } from '../../lib/clock';
+import { newId } from '../../lib/ids';
+import { Money, MoneyFormatError } from '../../lib/money';
+import { normalizeMsisdn } from '../../lib/msisdn';
+import { Logger } from '../../logger';
+import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
+import {
+  ChargeKind,
+  ChargeRow,
+  RatingRow,
+  WILDCARD,
+  addToBalance,
+  debitIfCovered,
+  findCharge,
+  insertCharge,
+  listCharges,
+  listRatings,
+  ratingsFor,
+  readBalance,
+  upsertRating,
+} from './charging.store';
+import { RatingLookup, RatingRequest, fingerprint, parseRatingRequest } from './rating-request';
+import { ReturnCode, ReturnCodeValue } from './return-codes';
+
+/** The outcome of processRating / processRefund (CONTRACT §4). Amounts exact, in `currency`. */
+export interface RatingOutcome {
+  returnCode: ReturnCodeValue;
+  operationId: string | null;
+  /** Charged (rating) or credited (refund) amount; null when nothing moved. */
+  chargedAmount: Money | null;
+  /** Balance after the operation; null when no subscriber balance is involved. */
+  balance: Money | null;
+  currency: string | null;
+}
+
+/** The caller's tenant. */
+export interface ChargingCaller {
+  tenantId: number;
+}
+
+/** Where an operation was when an infrastructure error hit it; decides the return code. */
+type Stage = 'replay' | 'lookup' | 'rating' | 'charging';
+
+class DeadlineExceeded extends Error {}
+
+const TIMEOUT_CODES = new Set([
+  'ER_LOCK_WAIT_TIMEOUT',
+  'SQLITE_BUSY',
+  'ETIMEDOUT',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+]);
+
+function isTimeout(err: unknown): boolean {
+  const e = err as { code?: string; name?: string };
+  return TIMEOUT_CODES.has(e?.code ?? '') || e?.name === 'KnexTimeoutError';
+}
+
+/**
+ * The most specific matching catalogue entry of `kind` (CONTRACT §4): each optional key matches
+ * its value or the wildcard; more exact keys win, and on a tie serviceId weighs most, then
+ * originId, then bundleId.
+ */
+export function bestMatch(
+  ratings: RatingRow[],
+  lookup: RatingLookup,
+  kind: RatingRow['kind'],
+): RatingRow | undefined {
+  const matches = (stored: string, wanted: string | null) => stored === WILDCARD || stored === wanted;
+  const score = (r: RatingRow) =>
+    (r.serviceId !== WILDCARD ? 4 : 0) +
+    (r.originId !== WILDCARD ? 2 : 0) +
+    (r.bundleId !== WILDCARD ? 1 : 0);
+  return ratings
+    .filter(
+      (r) =>
+        r.kind === kind &&
+        matches(r.serviceId, lookup.serviceId) &&
+        matches(r.originId, lookup.originId) &&
+        matches(r.bundleId, lookup.bundleId),
+    )
+    .sort((a, b) => score(b) - score(a))[0];
+}
+
+const outcome = (returnCode: ReturnCodeValue, operationId: string | null = null): RatingOutcome => ({
+  returnCode,
+  operationId,
+  chargedAmount: null,
+  balance: null,
+  currency: null,
+});
+
+function fromLedger(row: ChargeRow): RatingOutcome {
+  const moved = row.returnCode === ReturnCode.SUCCESS;
+  return {
+    returnCode: row.returnCode as ReturnCodeValue,
+    operationId: row.operationId,
+    chargedAmount: moved ? row.amount : null,
+    balance: row.balanceAfter,
+    currency: row.currency,
+  };
+}
+
+/**
+ * Charging of subscriber accounts (CONTRACT §4, spec 4.3): rating, exactly-once charging and
+ * refunds, ledger reads and ADMIN provisioning. All writes of one operation happen in one
+ * transaction; a repeat of an operationId is answered from the ledger.
+ */
+export class ChargingService {
+  constructor(
+    private readonly db: Knex,
+    private readonly clock: Clock,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Rates and charges one request body (spec 2.4). Order: validation (see parseRatingRequest;
+   * nothing is recorded), replay of a recorded operationId (same fingerprint: the first
+   * outcome; different request: 2001), subscriber (unknown or not active 2000), catalogue
+   * (provider/application unknown 2001, no content match 3001, download fee without transport
+   * rating 3003), balance (prepaid short 1000; postpaid accumulates). Decided outcomes (0, 1000,
+   * 2000, 3001, 3003) are recorded once per operationId. Infrastructure failures roll back and
+   * map by stage: subscriber lookup 2002 (2003 when it timed out), rating 3002, balance/ledger
+   * write 4000, anything else 5000; past RATING_TIMEOUT_MS the transaction rolls back with 5001.
+   */
+  processRating(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
+    const parsed = parseRatingRequest(body);
+    if (!parsed.ok) return Promise.resolve(outcome(parsed.returnCode));
+    return this.runOperation(caller, 'charge', parsed.request, (trx, r, record, stage) =>
+      this.rate(trx, caller, r, record, stage),
+    );
+  }
+
+  /**
+   * Refunds the successful charge with the request's operationId and msisdn (CONTRACT §4):
+   * a download fee in the request 3004; nothing to refund 4001; otherwise the charged amount is
+   * credited back once (repeats answer 0 and credit nothing).
+   */
+  processRefund(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
+    const parsed = parseRatingRequest(body);
+    if (!parsed.ok) return Promise.resolve(outcome(parsed.returnCode));
+    const r = parsed.request;
+    if (r.preRating && !r.preRating.downloadFeeWot.isZero())
+      return Promise.resolve(outcome(ReturnCode.DOWNLOAD_FEE_IN_REFUND, r.operationId));
+    return this.runOperation(caller, 'refund', r, async (trx, req, record, stage) => {
+      const charge = await findCharge(trx, caller.tenantId, 'charge', req.operationId);
+      if (!charge || charge.returnCode !== ReturnCode.SUCCESS || charge.msisdn !== req.msisdn)
+        return outcome(ReturnCode.REFUND_FAILED, req.operationId);
+      stage('lookup');
+      const sub = await findSubscriber(trx, caller.tenantId, req.msisdn);
+      if (!sub) return outcome(ReturnCode.REFUND_FAILED, req.operationId);
+      stage('charging');
+      await addToBalance(trx, sub.id, charge.amount);
+      return record(ReturnCode.SUCCESS, sub, charge.amount, await readBalance(trx, sub.id));
+    });
+  }
+
+  private async rate(
+    trx: Knex.Transaction,
+    caller: ChargingCaller,
+    r: RatingRequest,
+    record: (
+      code: ReturnCodeValue,
+      sub: Subscriber | null,
+      amount?: Money,
+      balance?: Money,
+    ) => Promise<RatingOutcome>,
+    stage: (s: Stage) => void,
+  ): Promise<RatingOutcome> {
+    stage('lookup');
+    const sub = await findSubscriber(trx, caller.tenantId, r.msisdn);
+    if (!sub || sub.status !== 'active') return record(ReturnCode.INVALID_NUMBER, null);
+    stage('rating');
+    const ratings = await ratingsFor(trx, caller.tenantId, r.lookup.providerId, r.lookup.applicationId);
+    if (ratings.length === 0) return outcome(ReturnCode.INVALID_PARAMETER, r.operationId);
+    let amount: Money;
+    if (r.preRating) {
+      amount = r.preRating.totalPrice;
+      if (!r.preRating.downloadFeeWot.isZero() && !bestMatch(ratings, r.lookup, 'transport'))
+        return record(ReturnCode.MISSING_TRANSPORT_RATING, sub);
+    } else {
+      const content = bestMatch(ratings, r.lookup, 'content');
+      if (!content) return record(ReturnCode.NO_RATING_MATCH, sub);
+      amount = content.retailPrice.add(content.tax);
+    }
+    stage('charging');
+    if (sub.paymentType === 'prepaid') {
+      if (!(await debitIfCovered(trx, sub.id, amount)))
+        return record(ReturnCode.INSUFFICIENT_FUNDS, sub, Money.ZERO, sub.balance);
+    } else {
+      await addToBalance(trx, sub.id, Money.ZERO.sub(amount));
+    }
+    return record(ReturnCode.SUCCESS, sub, amount, await readBalance(trx, sub.id));
+  }
+
+  /** Shared exactly-once frame: replay, deadline, one transaction, failure mapping by stage. */
+  private async runOperation(
+    caller: ChargingCaller,
+    kind: ChargeKind,
+    r: RatingRequest,
+    body: (
+      trx: Knex.Transaction,
+      r: RatingRequest,
+      record: (
+        code: ReturnCodeValue,
+        sub: Subscriber | null,
+        amount?: Money,
+        balance?: Money,
+      ) => Promise<RatingOutcome>,
+      stage: (s: Stage) => void,
+    ) => Promise<RatingOutcome>,
+  ): Promise<RatingOutcome> {
+    const fp = fingerprint(kind, r);
+    const deadline = performance.now() + this.timeoutMs;
+    const checkDeadline = () => {
+      if (performance.now() > deadline) throw new DeadlineExceeded();
+    };
+    const replay = (row: ChargeRow) =>
+      row.fingerprint === fp ? fromLedger(row) : outcome(ReturnCode.INVALID_PARAMETER, r.operationId);
+    let stage = 'replay' as Stage;
+    try {
+      return await this.db.transaction(async (trx) => {
+        const existing = await findCharge(trx, caller.tenantId, kind, r.operationId);
+        if (existing) return replay(existing);
+        const record = async (
+          code: ReturnCodeValue,
+          sub: Subscriber | null,
+          amount = Money.ZERO,
+          balance?: Money,
+        ) => {
+          checkDeadline();
+          stage = 'charging';
+          await insertCharge(trx, {
+            tenantId: caller.tenantId,
+            kind,
+            operationId: r.operationId,
+            msisdn: r.msisdn,
+            fingerprint: fp,
+            returnCode: code,
+            amount,
+            balanceAfter: balance ?? null,
+            currency: sub?.currency ?? null,
+            reason: null,
+            createdAt: this.clock.nowMs(),
+          });
+          checkDeadline();
+          return {
+            returnCode: code,
+            operationId: r.operationId,
+            chargedAmount: code === ReturnCode.SUCCESS ? amount : null,
+            balance: balance ?? null,
+            currency: sub?.currency ?? null,
+          };
+        };
+        const result = await body(trx, r, record, (s) => {
+          checkDeadline();
+          stage = s;
+        });
+        checkDeadline();
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof DeadlineExceeded) return outcome(ReturnCode.INTERNAL_TIMEOUT, r.operationId);
+      if (isUniqueViolation(err)) {
+        // Another request recorded this operationId first; its outcome stands.
+        const winner = await findCharge(this.db, caller.tenantId, kind, r.operationId).catch(() => undefined);
+        if (winner) return replay(winner);
+      }
+      this.logger.error({ err, stage, operationId: r.operationId }, 'charging operation failed');
+      const code: ReturnCodeValue =
+        stage === 'lookup'
+          ? isTimeout(err)
+            ? ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT
+            : ReturnCode.SUBSCRIBER_REPOSITORY_ERROR
+          : stage === 'rating'
+            ? ReturnCode.RATING_ERROR
+            : stage === 'charging'
+              ? ReturnCode.CHARGING_ERROR
+              : ReturnCode.UNKNOWN_ERROR;
+      return outcome(code, r.operationId);
+    }
+  }
+
+  /**
+   * A subscriber of the tenant by MSISDN (with or without `+`).
+   * @throws BadUserInputError for a malformed MSISDN.
+   */
+  async subscriber(caller: ChargingCaller, msisdn: string): Promise<Subscriber | undefined> {
+    const m = normalizeMsisdn(msisdn);
+    if (!m)
+      throw new BadUserInputError('msisdn is not an MSISDN', [
+        { field: 'msisdn', description: 'optional + then 5-15 digits' },
+      ]);
+    return findSubscriber(this.db, caller.tenantId, m);
+  }
+
+  /** A subscriber's ledger, newest first: at most `first` rows before the row id `beforeId`, and whether more follow. */
+  async history(
+    caller: ChargingCaller,
+    msisdn: string,
+    first: number,
+    beforeId: number | undefined,
+  ): Promise<{ rows: ChargeRow[]; hasNextPage: boolean }> {
+    if (!Number.isInteger(first) || first < 1 || first > 500)
+      throw new BadUserInputError('first must be 1-500', [{ field: 'first', description: 'must be 1-500' }]);
+    const rows = await listCharges(this.db, caller.tenantId, msisdn, beforeId, first + 1);
+    return { rows: rows.slice(0, first), hasNextPage: rows.length > first };
+  }
+
+  /** The tenant's rating catalogue. */
+  ratings(caller: ChargingCaller): Promise<RatingRow[]> {
+    return listRatings(this.db, caller.tenantId);
+  }
+
+  /**
+   * ADMIN: creates or updates a catalogue entry (absent optional keys are wildcards).
+   * @throws BadUserInputError naming the offending field.
+   */
+  async upsertRating(
+    caller: ChargingCaller,
+    input: {
+      providerId: string;
+      applicationId: string;
+      serviceId?: string | null;
+      originId?: string | null;
+      bundleId?: string | null;
+      kind: string;
+      retailPrice: string;
+      tax: string;
+    },
+  ): Promise<RatingRow> {
+    const fields: { field: string; description: string }[] = [];
+    for (const k of ['providerId', 'applicationId'] as const)
+      if (!/^[^\s*]{1,64}$/.test(input[k]))
+        fields.push({ field: k, description: '1-64 characters, no spaces' });
+    for (const k of ['serviceId', 'originId', 'bundleId'] as const) {
+      const v = input[k];
+      if (v !== null && v !== undefined && !/^[^\s]{1,64}$/.test(v))
+        fields.push({ field: k, description: '1-64 characters or *' });
+    }
+    if (input.kind !== 'content' && input.kind !== 'transport')
+      fields.push({ field: 'kind', description: 'content or transport' });
+    for (const k of ['retailPrice', 'tax'] as const)
+      if (!Money.isValid(input[k]))
+        fields.push({ field: k, description: 'non-negative decimal, at most 6 fractional digits' });
+    if (fields.length) throw new BadUserInputError(`invalid rating: ${fields[0].field}`, fields);
+    return (
+      await upsertRating(
+        this.db,
+        {
+          tenantId: caller.tenantId,
+          providerId: input.providerId,
+          applicationId: input.applicationId,
+          serviceId: input.serviceId ?? WILDCARD,
+          originId: input.originId ?? WILDCARD,
+          bundleId: input.bundleId ?? WILDCARD,
+          kind: input.kind as RatingRow['kind'],
+          retailPrice: Money.parse(input.retailPrice),
+          tax: Money.parse(input.tax),
+        },
+        this.clock.nowMs(),
+      )
+    ).row;
+  }
+
+  /**
+   * ADMIN: adds a signed decimal `amount` to a balance with a reason, written to the ledger as an
+   * `adjustment`. A prepaid balance may not go below zero.
+   * @throws BadUserInputError (amount, reason, prepaid overdraft); NotFoundError (subscriber).
+   */
+  async adjustBalance(
+    caller: ChargingCaller,
+    msisdn: string,
+    amount: string,
+    reason: string,
+  ): Promise<Subscriber> {
+    let delta: Money;
+    try {
+      delta = Money.parse(amount, { allowNegative: true });
+    } catch (err) {
+      if (err instanceof MoneyFormatError)
+        throw new BadUserInputError('amount is not a decimal', [
+          { field: 'amount', description: 'signed decimal, at most 6 fractional digits' },
+        ]);
+      throw err;
+    }
+    if (!reason.trim() || reason.length > 255)
+      throw new BadUserInputError('reason is required', [
+        { field: 'reason', description: '1-255 characters' },
+      ]);
+    const m = normalizeMsisdn(msisdn);
+    if (!m)
+      throw new BadUserInputError('msisdn is not an MSISDN', [
+        { field: 'msisdn', description: 'optional + then 5-15 digits' },
+      ]);
+    return this.db.transaction(async (trx) => {
+      const sub = await findSubscriber(trx, caller.tenantId, m);
+      if (!sub) throw new NotFoundError(`subscriber ${m} not found`);
+      if (delta.isNegative() && sub.paymentType === 'prepaid') {
+        if (!(await debitIfCovered(trx, sub.id, Money.ZERO.sub(delta)))) {
+          throw new BadUserInputError('a prepaid balance cannot go below zero', [
+            { field: 'amount', description: 'exceeds the prepaid balance' },
+          ]);
+        }
+      } else {
+        await addToBalance(trx, sub.id, delta);
+      }
+      const balance = await readBalance(trx, sub.id);
+      await insertCharge(trx, {
+        tenantId: caller.tenantId,
+        kind: 'adjustment',
+        operationId: newId(),
+        msisdn: m,
+        fingerprint: null,
+        returnCode: ReturnCode.SUCCESS,
+        amount: delta,
+        balanceAfter: balance,
+        currency: sub.currency,
+        reason,
+        createdAt: this.clock.nowMs(),
+      });
+      return { ...sub, balance };
+    });
+  }
+}

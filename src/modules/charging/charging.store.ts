@@ -1,0 +1,201 @@
+import { Knex } from 'knex';
+import { Money } from '../../lib/money';
+
+/** Rating kinds (CONTRACT §4 catalogue). */
+export type RatingKind = 'content' | 'transport';
+
+/** A catalogue entry; wildcard keys are `*`. */
+export interface RatingRow {
+  id: number;
+  tenantId: number;
+  providerId: string;
+  applicationId: string;
+  serviceId: string;
+  originId: string;
+  bundleId: string;
+  kind: RatingKind;
+  retailPrice: Money;
+  tax: Money;
+}
+
+/** Ledger entry kinds. */
+export type ChargeKind = 'charge' | 'refund' | 'adjustment';
+
+/** A ledger row: one decided outcome of one operation. */
+export interface ChargeRow {
+  id: number;
+  tenantId: number;
+  kind: ChargeKind;
+  operationId: string;
+  msisdn: string;
+  fingerprint: string | null;
+  returnCode: number;
+  amount: Money;
+  balanceAfter: Money | null;
+  currency: string | null;
+  reason: string | null;
+  createdAt: number;
+}
+
+/** The wildcard value of an optional lookup key. */
+export const WILDCARD = '*';
+
+const toRating = (r: Record<string, unknown>): RatingRow => ({
+  id: Number(r.id),
+  tenantId: Number(r.tenant_id),
+  providerId: String(r.provider_id),
+  applicationId: String(r.application_id),
+  serviceId: String(r.service_id),
+  originId: String(r.origin_id),
+  bundleId: String(r.bundle_id),
+  kind: r.kind as RatingKind,
+  retailPrice: Money.fromMicros(r.retail_micros as number),
+  tax: Money.fromMicros(r.tax_micros as number),
+});
+
+const toCharge = (r: Record<string, unknown>): ChargeRow => ({
+  id: Number(r.id),
+  tenantId: Number(r.tenant_id),
+  kind: r.kind as ChargeKind,
+  operationId: String(r.operation_id),
+  msisdn: String(r.msisdn),
+  fingerprint: (r.fingerprint as string | null) ?? null,
+  returnCode: Number(r.return_code),
+  amount: Money.fromMicros(r.amount_micros as number),
+  balanceAfter:
+    r.balance_after_micros === null || r.balance_after_micros === undefined
+      ? null
+      : Money.fromMicros(r.balance_after_micros as number),
+  currency: (r.currency as string | null) ?? null,
+  reason: (r.reason as string | null) ?? null,
+  createdAt: Number(r.created_at),
+});
+
+/** Every catalogue entry of a tenant for a provider and application (both kinds). */
+export async function ratingsFor(
+  db: Knex,
+  tenantId: number,
+  providerId: string,
+  applicationId: string,
+): Promise<RatingRow[]> {
+  return (
+    await db('ratings')
+      .select('*')
+      .where({ tenant_id: tenantId, provider_id: providerId, application_id: applicationId })
+  ).map(toRating);
+}
+
+/** A tenant's catalogue ordered by id. */
+export async function listRatings(db: Knex, tenantId: number): Promise<RatingRow[]> {
+  return (await db('ratings').select('*').where({ tenant_id: tenantId }).orderBy('id')).map(toRating);
+}
+
+/** Inserts or updates a catalogue entry by its natural key; returns the row, whether it was created and whether it changed. */
+export async function upsertRating(
+  db: Knex,
+  r: Omit<RatingRow, 'id'>,
+  nowMs: number,
+): Promise<{ row: RatingRow; created: boolean; changed: boolean }> {
+  const key = {
+    tenant_id: r.tenantId,
+    provider_id: r.providerId,
+    application_id: r.applicationId,
+    service_id: r.serviceId,
+    origin_id: r.originId,
+    bundle_id: r.bundleId,
+    kind: r.kind,
+  };
+  const existing = await db('ratings').select('*').where(key).first();
+  if (!existing) {
+    const [id] = await db('ratings').insert({
+      ...key,
+      retail_micros: r.retailPrice.toDb(),
+      tax_micros: r.tax.toDb(),
+      updated_at: nowMs,
+    });
+    return { row: { ...r, id: Number(id) }, created: true, changed: true };
+  }
+  const row = toRating(existing);
+  if (row.retailPrice.cmp(r.retailPrice) === 0 && row.tax.cmp(r.tax) === 0)
+    return { row, created: false, changed: false };
+  await db('ratings')
+    .where({ id: row.id })
+    .update({ retail_micros: r.retailPrice.toDb(), tax_micros: r.tax.toDb(), updated_at: nowMs });
+  return { row: { ...row, retailPrice: r.retailPrice, tax: r.tax }, created: false, changed: true };
+}
+
+/** The ledger row of an operation, if any. */
+export async function findCharge(
+  db: Knex,
+  tenantId: number,
+  kind: ChargeKind,
+  operationId: string,
+): Promise<ChargeRow | undefined> {
+  const r = await db('charges')
+    .select('*')
+    .where({ tenant_id: tenantId, kind, operation_id: operationId })
+    .first();
+  return r ? toCharge(r) : undefined;
+}
+
+/**
+ * Inserts a ledger row. The unique key (tenant, kind, operationId) rejects a second row for the
+ * same operation with a unique violation.
+ */
+export async function insertCharge(db: Knex, c: Omit<ChargeRow, 'id'>): Promise<void> {
+  await db('charges').insert({
+    tenant_id: c.tenantId,
+    kind: c.kind,
+    operation_id: c.operationId,
+    msisdn: c.msisdn,
+    fingerprint: c.fingerprint,
+    return_code: c.returnCode,
+    amount_micros: c.amount.toDb(),
+    balance_after_micros: c.balanceAfter?.toDb() ?? null,
+    currency: c.currency,
+    reason: c.reason,
+    created_at: c.createdAt,
+  });
+}
+
+/** A subscriber's ledger, newest first, after the row id `beforeId`. */
+export async function listCharges(
+  db: Knex,
+  tenantId: number,
+  msisdn: string,
+  beforeId: number | undefined,
+  limit: number,
+): Promise<ChargeRow[]> {
+  const q = db('charges')
+    .select('*')
+    .where({ tenant_id: tenantId, msisdn })
+    .orderBy('id', 'desc')
+    .limit(limit);
+  if (beforeId !== undefined) q.andWhere('id', '<', beforeId);
+  return (await q).map(toCharge);
+}
+
+/**
+ * Debits a prepaid balance only if it covers `amount` (one conditional UPDATE, atomic on both
+ * databases); returns false when the balance is short.
+ */
+export async function debitIfCovered(db: Knex, subscriberId: number, amount: Money): Promise<boolean> {
+  const n = await db('subscribers')
+    .where({ id: subscriberId })
+    .andWhere('balance_micros', '>=', amount.toDb())
+    .update({ balance_micros: db.raw('balance_micros - ?', [amount.toDb()]) });
+  return n === 1;
+}
+
+/** Adds `delta` (negative to debit) to a balance atomically. */
+export async function addToBalance(db: Knex, subscriberId: number, delta: Money): Promise<void> {
+  await db('subscribers')
+    .where({ id: subscriberId })
+    .update({ balance_micros: db.raw('balance_micros + ?', [delta.toDb()]) });
+}
+
+/** The current balance of a subscriber. */
+export async function readBalance(db: Knex, subscriberId: number): Promise<Money> {
+  const r = await db('subscribers').select('balance_micros').where({ id: subscriberId }).first();
+  return Money.fromMicros(r.balance_micros);
+}

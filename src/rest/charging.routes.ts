@@ -1,0 +1,22 @@
+import { RestRoute, defineRoute } from './route';
+
+const row = (path: string, field: 'processRating' | 'processRefund') =>
+  defineRoute<Record<string, { returnCode: number }>>({
+    method: 'POST',
+    path,
+    style: 'plain',
+    tenantHeader: 'required',
+    document: `mutation Charging($request: JSONObject!) { ${field}(request: $request) { returnCode } }`,
+    // The body goes through whole: the service's parser gives wrongly typed fields their return codes.
+    variables: ({ body }) => ({ request: body }),
+    result: (data) => ({ status: 200, body: { returnCode: data[field].returnCode } }),
+  });
+
+/**
+ * Charging rows (CONTRACT §4, spec 4.3): HTTP 200 for every business outcome, `{"returnCode"}`;
+ * 400 only for a body that is not a JSON object or a missing `tenant` header.
+ */
+export const CHARGING_ROUTES = [
+  row('/crs-api/processRating', 'processRating'),
+  row('/crs-api/processRefund', 'processRefund'),
+] as ReadonlyArray<RestRoute<never>>;
