@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 
+/** Seconds a MySQL statement waits for a row lock before failing (ER_LOCK_WAIT_TIMEOUT). */
+export const LOCK_WAIT_TIMEOUT_SECONDS = 3;
+
 /** The database dialects the gateway runs on. */
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -50,7 +53,20 @@ export function knexConfig(databaseUrl: string): Knex.Config {
         bigNumberStrings: false,
         decimalNumbers: false,
       },
-      pool: { min: 0, max: 10 },
+      pool: {
+        min: 0,
+        max: 10,
+        // A row lock held longer than this is a repository timeout (charging maps it to 2003),
+        // not a 50-second stall.
+        afterCreate(
+          conn: { query(sql: string, cb: (err: Error | null) => void): void },
+          done: (err: Error | null, conn: unknown) => void,
+        ) {
+          conn.query(`SET SESSION innodb_lock_wait_timeout = ${LOCK_WAIT_TIMEOUT_SECONDS}`, (err) =>
+            done(err, conn),
+          );
+        },
+      },
     };
   }
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`);

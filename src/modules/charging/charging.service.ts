@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids';
 import { Money, MoneyFormatError } from '../../lib/money';
 import { normalizeMsisdn } from '../../lib/msisdn';
 import { Logger } from '../../logger';
-import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
+import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import {
   ChargeKind,
   ChargeRow,
@@ -151,7 +151,7 @@ export class ChargingService {
       if (!charge || charge.returnCode !== ReturnCode.SUCCESS || charge.msisdn !== req.msisdn)
         return outcome(ReturnCode.REFUND_FAILED, req.operationId);
       stage('lookup');
-      const sub = await findSubscriber(trx, caller.tenantId, req.msisdn);
+      const sub = await findSubscriberForUpdate(trx, caller.tenantId, req.msisdn);
       if (!sub) return outcome(ReturnCode.REFUND_FAILED, req.operationId);
       stage('charging');
       await addToBalance(trx, sub.id, charge.amount);
@@ -172,7 +172,7 @@ export class ChargingService {
     stage: (s: Stage) => void,
   ): Promise<RatingOutcome> {
     stage('lookup');
-    const sub = await findSubscriber(trx, caller.tenantId, r.msisdn);
+    const sub = await findSubscriberForUpdate(trx, caller.tenantId, r.msisdn);
     if (!sub || sub.status !== 'active') return record(ReturnCode.INVALID_NUMBER, null);
     stage('rating');
     const ratings = await ratingsFor(trx, caller.tenantId, r.lookup.providerId, r.lookup.applicationId);
@@ -398,7 +398,7 @@ export class ChargingService {
         { field: 'msisdn', description: 'optional + then 5-15 digits' },
       ]);
     return this.db.transaction(async (trx) => {
-      const sub = await findSubscriber(trx, caller.tenantId, m);
+      const sub = await findSubscriberForUpdate(trx, caller.tenantId, m);
       if (!sub) throw new NotFoundError(`subscriber ${m} not found`);
       if (delta.isNegative() && sub.paymentType === 'prepaid') {
         if (!(await debitIfCovered(trx, sub.id, Money.ZERO.sub(delta)))) {

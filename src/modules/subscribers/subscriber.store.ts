@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { dialectOf } from '../../db/knex';
 import { Money } from '../../lib/money';
 
 /** Subscriber status (CONTRACT §9). */
@@ -38,6 +39,22 @@ export async function findSubscriber(
   msisdn: string,
 ): Promise<Subscriber | undefined> {
   const r = await db('subscribers').select(COLUMNS).where({ tenant_id: tenantId, msisdn }).first();
+  return r ? toSubscriber(r) : undefined;
+}
+
+/**
+ * Finds a subscriber inside a transaction and locks its row until the transaction ends (MySQL
+ * `FOR UPDATE`; SQLite transactions already exclude each other), so that operations on one
+ * balance serialise from the start.
+ */
+export async function findSubscriberForUpdate(
+  trx: Knex.Transaction,
+  tenantId: number,
+  msisdn: string,
+): Promise<Subscriber | undefined> {
+  const q = trx('subscribers').select(COLUMNS).where({ tenant_id: tenantId, msisdn });
+  if (dialectOf(trx) === 'mysql') q.forUpdate();
+  const r = await q.first();
   return r ? toSubscriber(r) : undefined;
 }
 

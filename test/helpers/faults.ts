@@ -1,0 +1,59 @@
+import { Knex } from 'knex';
+
+/**
+ * Real database faults for the charging failure codes (no mocks): a trigger that makes balance
+ * writes fail or run slowly, or a table moved out of the way. Each undoes itself.
+ */
+export async function withFailingBalanceWrites<T>(
+  db: Knex,
+  dialect: 'sqlite' | 'mysql',
+  fn: () => Promise<T>,
+): Promise<T> {
+  await db.raw(
+    dialect === 'mysql'
+      ? "CREATE TRIGGER fault_fail BEFORE UPDATE ON subscribers FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance store offline'"
+      : "CREATE TRIGGER fault_fail BEFORE UPDATE ON subscribers BEGIN SELECT RAISE(ABORT, 'balance store offline'); END",
+  );
+  try {
+    return await fn();
+  } finally {
+    await db.raw('DROP TRIGGER fault_fail');
+  }
+}
+
+/** Makes every balance write take ~100 ms or more. */
+export async function withSlowBalanceWrites<T>(
+  db: Knex,
+  dialect: 'sqlite' | 'mysql',
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (dialect === 'mysql') {
+    await db.raw(
+      'CREATE TRIGGER fault_slow BEFORE UPDATE ON subscribers FOR EACH ROW SET @fault_slept = SLEEP(0.3)',
+    );
+  } else {
+    await db.raw('CREATE TABLE fault_rows (x INTEGER)');
+    await db.raw(
+      'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) INSERT INTO fault_rows SELECT x FROM c',
+    );
+    await db.raw(
+      'CREATE TRIGGER fault_slow BEFORE UPDATE ON subscribers BEGIN SELECT count(*) FROM fault_rows a, fault_rows b; END',
+    );
+  }
+  try {
+    return await fn();
+  } finally {
+    await db.raw('DROP TRIGGER fault_slow');
+    if (dialect === 'sqlite') await db.raw('DROP TABLE fault_rows');
+  }
+}
+
+/** Renames a table for the duration of `fn`. */
+export async function withTableMissing<T>(db: Knex, table: string, fn: () => Promise<T>): Promise<T> {
+  await db.schema.renameTable(table, `${table}_offline`);
+  try {
+    return await fn();
+  } finally {
+    await db.schema.renameTable(`${table}_offline`, table);
+  }
+}
