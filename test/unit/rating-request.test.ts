@@ -1,0 +1,114 @@
+import { Money } from '../../src/lib/money';
+import { bestMatch } from '../../src/modules/charging/charging.service';
+import { RatingRow } from '../../src/modules/charging/charging.store';
+import { fingerprint, parseRatingRequest } from '../../src/modules/charging/rating-request';
+import { returnCodeName } from '../../src/modules/charging/return-codes';
+import { ratingBody } from '../helpers/charging';
+
+describe('parseRatingRequest (CONTRACT §4 validation order)', () => {
+  it('accepts a valid body, canonicalising msisdns and defaulting absent pre-rating amounts to zero', () => {
+    const r = parseRatingRequest(
+      ratingBody({ msisdn: '+353871234567' }, { preRating: { totalPrice: '1.5', retailPrice: '1.5' } }),
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.request.msisdn).toBe('353871234567');
+    expect(r.request.preRating!.totalPrice.toString()).toBe('1.50');
+    expect(r.request.preRating!.calculatedPromo.isZero()).toBe(true);
+    expect(r.request.lookup.serviceId).toBe('30000020');
+  });
+
+  it('applies the exact formula totalPrice = retailPrice + calculatedTax + downloadFeeWot − calculatedPromo', () => {
+    const pre = {
+      totalPrice: '1.000001',
+      retailPrice: '0.9',
+      calculatedTax: '0.1',
+      downloadFeeWot: '0.100001',
+      calculatedPromo: '0.1',
+    };
+    expect(parseRatingRequest(ratingBody({}, { preRating: pre })).ok).toBe(true);
+    expect(
+      parseRatingRequest(ratingBody({}, { preRating: { ...pre, totalPrice: '1.000002' } })),
+    ).toMatchObject({ ok: false, returnCode: 2108 });
+  });
+
+  it('reports the first rule broken when several are', () => {
+    const body = ratingBody({ contentId: 7, operationId: undefined }, { top: { msisdn: 'bad' } });
+    expect(parseRatingRequest(body)).toMatchObject({ ok: false, returnCode: 2000 });
+    expect(parseRatingRequest(ratingBody({ contentId: 7, operationId: undefined }))).toMatchObject({
+      ok: false,
+      returnCode: 2001,
+    });
+    expect(parseRatingRequest(ratingBody({ contentId: 7 }))).toMatchObject({ ok: false, returnCode: 2101 });
+  });
+
+  it('fingerprints equal requests equally, whatever the + and key order, and different ones differently', () => {
+    const a = ratingBody({ operationId: 'same' });
+    const b = JSON.parse(JSON.stringify(a));
+    b.msisdn = `+${b.msisdn}`;
+    b.ratingParams = Object.fromEntries(Object.entries(b.ratingParams).reverse());
+    const pa = parseRatingRequest(a);
+    const pb = parseRatingRequest(b);
+    if (!pa.ok || !pb.ok) throw new Error('should parse');
+    expect(fingerprint('charge', pa.request)).toBe(fingerprint('charge', pb.request));
+    expect(fingerprint('refund', pa.request)).not.toBe(fingerprint('charge', pa.request));
+    const pc = parseRatingRequest(ratingBody({ operationId: 'same', contentId: 'other' }));
+    if (!pc.ok) throw new Error('should parse');
+    expect(fingerprint('charge', pc.request)).not.toBe(fingerprint('charge', pa.request));
+  });
+
+  it('names return codes', () => {
+    expect(returnCodeName(1000)).toBe('INSUFFICIENT_FUNDS');
+    expect(returnCodeName(5001)).toBe('INTERNAL_TIMEOUT');
+  });
+});
+
+describe('bestMatch (most specific catalogue entry wins)', () => {
+  const row = (
+    serviceId: string,
+    originId: string,
+    bundleId: string,
+    id: number,
+    kind: 'content' | 'transport' = 'content',
+  ): RatingRow => ({
+    id,
+    tenantId: 1,
+    providerId: 'p',
+    applicationId: 'a',
+    serviceId,
+    originId,
+    bundleId,
+    kind,
+    retailPrice: Money.ZERO,
+    tax: Money.ZERO,
+  });
+  const rows = [
+    row('*', '*', '*', 1),
+    row('S', '*', '*', 2),
+    row('*', 'O', 'B', 3),
+    row('S', 'O', '*', 4),
+    row('*', '*', '*', 5, 'transport'),
+  ];
+  const lookup = (serviceId: string | null, originId: string | null, bundleId: string | null) => ({
+    providerId: 'p',
+    applicationId: 'a',
+    serviceId,
+    originId,
+    bundleId,
+  });
+
+  it.each([
+    [lookup('S', 'O', 'B'), 4],
+    [lookup('S', 'X', 'B'), 2],
+    [lookup('X', 'O', 'B'), 3],
+    [lookup('X', 'O', 'X'), 1],
+    [lookup(null, null, null), 1],
+  ])('%j → rating %d', (l, id) => {
+    expect(bestMatch(rows, l, 'content')?.id).toBe(id);
+  });
+
+  it('keeps kinds apart', () => {
+    expect(bestMatch(rows, lookup('S', 'O', 'B'), 'transport')?.id).toBe(5);
+    expect(bestMatch([row('S', '*', '*', 9)], lookup('X', null, null), 'content')).toBeUndefined();
+  });
+});
