@@ -4,7 +4,13 @@ import { GraphQLError } from 'graphql';
  * GraphQL error codes used in `extensions.code` (CONTRACT §7).
  */
 export type ErrorCode =
-  'UNAUTHENTICATED' | 'FORBIDDEN' | 'BAD_USER_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'INTERNAL_SERVER_ERROR';
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'BAD_USER_INPUT'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'UNPROCESSABLE'
+  | 'INTERNAL_SERVER_ERROR';
 
 /** One offending input field, as in the 412 body `{"errors":[{"field","description"}]}`. */
 export interface FieldError {
@@ -66,6 +72,16 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(message: string, facts: Record<string, unknown> = {}) {
     super(message, 'CONFLICT', 409, facts);
+  }
+}
+
+/**
+ * A request that passed validation but cannot be carried out (HTTP 422), e.g. a quota-sharing
+ * refusal with its `errorCode` (spec 4.8, 7.2).
+ */
+export class UnprocessableError extends DomainError {
+  constructor(message: string, facts: Record<string, unknown> = {}) {
+    super(message, 'UNPROCESSABLE', 422, facts);
   }
 }
 

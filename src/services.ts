@@ -4,6 +4,7 @@ import { Clock } from './lib/clock';
 import { Logger } from './logger';
 import { ChargingService } from './modules/charging/charging.service';
 import { LocationService } from './modules/locations/location.service';
+import { SharingService } from './modules/sharing/sharing.service';
 import { TokenService } from './modules/tokens/token.service';
 
 /** Every service of the gateway; built once per app and shared by all requests. */
@@ -11,6 +12,7 @@ export interface Services {
   tokens: TokenService;
   locations: LocationService;
   charging: ChargingService;
+  sharing: SharingService;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
@@ -19,5 +21,6 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
     tokens: new TokenService(db, clock, config.tokenTtlSeconds),
     locations: new LocationService(db),
     charging: new ChargingService(db, clock, config.ratingTimeoutMs, logger),
+    sharing: new SharingService(db, clock, { maxGroupSize: config.maxGroupSize, maxPlansPerSubscriber: config.maxPlansPerSubscriber }, logger),
   };
 }

@@ -97,3 +97,14 @@ export function isUniqueViolation(err: unknown): boolean {
 export async function ping(db: Knex): Promise<void> {
   await db.raw('select 1');
 }
+
+/**
+ * Runs `scope` in a transaction that reads the latest committed rows after every lock it takes:
+ * READ COMMITTED on MySQL/MariaDB (under the default REPEATABLE READ a plain SELECT would keep
+ * the snapshot taken before a lock wait); SQLite transactions already exclude each other.
+ */
+export function lockingTransaction<T>(db: Knex, scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return dialectOf(db) === 'mysql'
+    ? db.transaction(scope, { isolationLevel: 'read committed' })
+    : db.transaction(scope);
+}

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import * as foundation from '../../migrations/20261122000100_foundation';
 import * as locations from '../../migrations/20261122000200_locations';
 import * as charging from '../../migrations/20261122000300_charging';
+import * as sharing from '../../migrations/20261122000400_sharing';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -12,6 +13,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261122000100_foundation', foundation],
   ['20261122000200_locations', locations],
   ['20261122000300_charging', charging],
+  ['20261122000400_sharing', sharing],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */
