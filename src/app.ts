@@ -204,7 +204,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   // Runs after the routers: a path nobody answered gets a legacy 404 or 405 body.
   koa.use(async (ctx, next) => {
     await next();
-    if (ctx.body !== undefined && ctx.body !== null) return;
+    // A row that answered 204 has no body but is answered.
+    if ((ctx.body !== undefined && ctx.body !== null) || (ctx.status !== 404 && ctx.status !== 405)) return;
     if (ctx.status === 405)
       sendBody(ctx, 405, { errorCode: 1, message: `method ${ctx.method} not allowed here` });
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });

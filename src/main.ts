@@ -6,12 +6,13 @@ import { findClientByUsername } from './auth/client.store';
 import { verifyPassword } from './auth/password';
 import { Config, ConfigError, loadConfig } from './config';
 import { importDataset } from './dataset/import';
-import { DEMO_CREDENTIALS, demoAuthorization, demoDataset } from './dataset/demo';
+import { DEMO_CREDENTIALS, demoAuthorization, demoDataset, seedDemoFamily } from './dataset/demo';
 import { createKnex } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
 import { Logger, createLogger } from './logger';
-import { countTenants } from './modules/tenants/tenant.store';
+import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
+import { createServices } from './services';
 import { VERSION } from './version';
 
 /** True when the demo client still has the demo password (so it is safe to print and pre-fill). */
@@ -34,7 +35,10 @@ export async function serve(
   if (applied.length) logger.info({ applied }, 'migrations applied');
   if ((await countTenants(db)) === 0) {
     const summary = await importDataset(db, demoDataset(), systemClock);
-    logger.info({ summary }, 'demo dataset loaded into the empty database');
+    const tenant = (await findTenantByName(db, DEMO_CREDENTIALS.tenant))!;
+    const sharing = createServices(db, config, systemClock, logger).sharing;
+    const familyGroupId = await seedDemoFamily(sharing, tenant.id);
+    logger.info({ summary, familyGroupId }, 'demo dataset loaded into the empty database');
   }
   const demo = await demoClientPresent(db);
   const app = await createApp({

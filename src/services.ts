@@ -21,6 +21,11 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
     tokens: new TokenService(db, clock, config.tokenTtlSeconds),
     locations: new LocationService(db),
     charging: new ChargingService(db, clock, config.ratingTimeoutMs, logger),
-    sharing: new SharingService(db, clock, { maxGroupSize: config.maxGroupSize, maxPlansPerSubscriber: config.maxPlansPerSubscriber }, logger),
+    sharing: new SharingService(
+      db,
+      clock,
+      { maxGroupSize: config.maxGroupSize, maxPlansPerSubscriber: config.maxPlansPerSubscriber },
+      logger,
+    ),
   };
 }

@@ -12,7 +12,9 @@ import { createKnex } from '../db/knex';
 import { migrateLatest } from '../db/migrations';
 import { printGatewaySchema } from '../graphql/schema';
 import { systemClock } from '../lib/clock';
+import { createLogger } from '../logger';
 import { serve } from '../main';
+import { createServices } from '../services';
 import { upsertTenant } from '../modules/tenants/tenant.store';
 import { VERSION } from '../version';
 
@@ -30,7 +32,7 @@ async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
 
 /**
  * The gateway CLI (CONTRACT §8), `npm run cli -- <command>` or the package bin:
- * `migrate`, `import <file.json>`, `client create`, `serve`, `schema`.
+ * `migrate`, `import <file.json>`, `client create`, `plan renew <planId>`, `serve`, `schema`.
  */
 export function buildCli(): Command {
   const program = new Command('subscriber-gateway')
@@ -99,6 +101,26 @@ export function buildCli(): Command {
         );
         process.stdout.write(
           `created client ${opts.username} in tenant ${tenant.name}: ${permissions.join(',') || '(no permissions)'}\n`,
+        );
+      }),
+    );
+
+  program
+    .command('plan')
+    .description('manage subscriber plans')
+    .command('renew <planId>')
+    .description("start a plan's new period and run its recurring donation (CONTRACT §5)")
+    .action((planId: string) =>
+      withDb(async (db) => {
+        if (!/^[1-9][0-9]{0,9}$/.test(planId)) throw new CliError('planId: a positive integer');
+        const config = loadConfig();
+        await migrateLatest(db);
+        const sharing = createServices(db, config, systemClock, createLogger(config.logLevel)).sharing;
+        const tenantId = await sharing.planTenant(Number(planId));
+        if (tenantId === undefined) throw new CliError(`plan ${planId} not found`);
+        const r = await sharing.renewPlan({ tenantId }, Number(planId));
+        process.stdout.write(
+          `${JSON.stringify({ planId: r.plan.id, period: r.plan.period, remaining: r.plan.remaining, donation: r.donation && { id: r.donation.id, errorCode: r.donation.errorCode, recipients: r.donation.recipients } })}\n`,
         );
       }),
     );

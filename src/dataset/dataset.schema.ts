@@ -5,18 +5,20 @@ export const SUPPORTED_SECTIONS = [
   'tenants',
   'clients',
   'subscribers',
+  'ratings',
+  'planDefinitions',
+  'subscriberPlans',
   'locationInfoTypes',
   'locations',
 ] as const;
-
-/** Sections of the dataset format that later versions import; rejected here with a clear message. */
-export const PENDING_SECTIONS = ['planDefinitions', 'subscriberPlans'] as const;
 
 const tenantName = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' };
 // Names and descriptions: no control characters (they cannot travel in XML 1.0).
 const entityName = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f]+$' };
 const description = { type: ['string', 'null'], maxLength: 1024, pattern: '^[^\\u0000-\\u001f\\u007f]*$' };
 const int32 = { type: 'integer', minimum: -2147483647, maximum: 2147483647 };
+// Quotas in bytes, seconds or minor units: exact integers up to 2^53-1.
+const safeCount = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 
 /**
  * JSON Schema (draft-07) of the dataset document (CONTRACT §9) for the supported sections.
@@ -83,6 +85,47 @@ export const DATASET_SCHEMA = {
           kind: { enum: ['content', 'transport'] },
           retailPrice: { type: 'string', pattern: '^[0-9]{1,16}(\\.[0-9]{1,6})?$' },
           tax: { type: 'string', pattern: '^[0-9]{1,16}(\\.[0-9]{1,6})?$' },
+        },
+      },
+    },
+    planDefinitions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'tenant',
+          'name',
+          'unitMeteringType',
+          'unitAmount',
+          'shareable',
+          'recurring',
+          'shareQuotaType',
+        ],
+        properties: {
+          tenant: tenantName,
+          name: { ...entityName, maxLength: 128 },
+          unitMeteringType: { enum: ['volume', 'time', 'credit'] },
+          unitAmount: safeCount,
+          shareable: { type: 'boolean' },
+          recurring: { type: 'boolean' },
+          shareQuotaType: { enum: ['amount', 'share'] },
+          maxRecipients: { type: 'integer', minimum: 1, maximum: 1000 },
+        },
+      },
+    },
+    subscriberPlans: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tenant', 'id', 'msisdn', 'planDefinition', 'remaining'],
+        properties: {
+          tenant: tenantName,
+          id: { type: 'integer', minimum: 1, maximum: 2147483647 },
+          msisdn: { type: 'string', pattern: '^\\+?[0-9]{5,15}$' },
+          planDefinition: { ...entityName, maxLength: 128 },
+          remaining: safeCount,
         },
       },
     },
@@ -176,6 +219,23 @@ export interface Dataset {
     kind: 'content' | 'transport';
     retailPrice: string;
     tax: string;
+  }[];
+  planDefinitions?: {
+    tenant: string;
+    name: string;
+    unitMeteringType: 'volume' | 'time' | 'credit';
+    unitAmount: number;
+    shareable: boolean;
+    recurring: boolean;
+    shareQuotaType: 'amount' | 'share';
+    maxRecipients?: number;
+  }[];
+  subscriberPlans?: {
+    tenant: string;
+    id: number;
+    msisdn: string;
+    planDefinition: string;
+    remaining: number;
   }[];
   locationInfoTypes?: { tenant: string; id?: number; name: string; value: number }[];
   locations?: {

@@ -1,4 +1,5 @@
 import { Permission } from '../auth/permissions';
+import type { SharingService } from '../modules/sharing/sharing.service';
 import { Dataset } from './dataset.schema';
 import { roamingZones } from './roaming-zones';
 
@@ -15,7 +16,7 @@ export const OTHER_TENANT_CREDENTIALS = {
 /**
  * The demo dataset loaded into an empty database on first start (CONTRACT §8–9): two tenants,
  * an all-permission demo client, prepaid, postpaid and inactive subscribers, a small rating
- * catalogue, and roaming zones
+ * catalogue, plan definitions and subscriber plans (the demo family, {@link DEMO_FAMILY}), and roaming zones
  * of real networks (every ITU zone for `demo`, the UK networks for `globex`).
  */
 export function demoDataset(): Dataset {
@@ -50,6 +51,55 @@ export function demoDataset(): Dataset {
         kind: 'transport',
         retailPrice: '0.05',
         tax: '0.01',
+      },
+    ],
+    planDefinitions: [
+      {
+        tenant: 'demo',
+        name: DEMO_FAMILY.planDefinition,
+        unitMeteringType: 'volume',
+        unitAmount: 6_000_000_000,
+        shareable: true,
+        recurring: true,
+        shareQuotaType: 'share',
+        maxRecipients: 5,
+      },
+      {
+        tenant: 'demo',
+        name: 'Voice 500',
+        unitMeteringType: 'time',
+        unitAmount: 30_000,
+        shareable: false,
+        recurring: true,
+        shareQuotaType: 'amount',
+        maxRecipients: 5,
+      },
+      {
+        tenant: 'demo',
+        name: 'Data 1GB gift',
+        unitMeteringType: 'volume',
+        unitAmount: 1_000_000_000,
+        shareable: true,
+        recurring: false,
+        shareQuotaType: 'amount',
+        maxRecipients: 3,
+      },
+    ],
+    subscriberPlans: [
+      {
+        tenant: 'demo',
+        id: DEMO_FAMILY.planId,
+        msisdn: DEMO_FAMILY.ownerId,
+        planDefinition: DEMO_FAMILY.planDefinition,
+        remaining: 6_000_000_000,
+      },
+      { tenant: 'demo', id: 457, msisdn: '353871234568', planDefinition: 'Voice 500', remaining: 30_000 },
+      {
+        tenant: 'demo',
+        id: 458,
+        msisdn: DEMO_FAMILY.ownerId,
+        planDefinition: 'Data 1GB gift',
+        remaining: 1_000_000_000,
       },
     ],
     locationInfoTypes: [...demoZones.locationInfoTypes, ...globexZones.locationInfoTypes],
@@ -91,6 +141,15 @@ export function demoDataset(): Dataset {
         balance: '5.00',
         currency: 'EUR',
       },
+      // The demo family: children of 353871234567 who receive shares of the family plan.
+      ...DEMO_FAMILY.members.map((m) => ({
+        tenant: 'demo',
+        msisdn: m.msisdn,
+        status: 'active' as const,
+        paymentType: 'prepaid' as const,
+        balance: '1.00',
+        currency: 'EUR',
+      })),
       {
         tenant: 'globex',
         msisdn: '447700900123',
@@ -101,6 +160,43 @@ export function demoDataset(): Dataset {
       },
     ],
   };
+}
+
+/**
+ * The demo family (README "Quota sharing"): owner 353871234567 holds plan 456 ("Family Data 6GB",
+ * 6 GB a period, shareable by share, recurring); the group "Family" gives each child 25 %
+ * (2500000), and a recurring donation shares it again at every renewal.
+ */
+export const DEMO_FAMILY = {
+  ownerId: '353871234567',
+  planId: 456,
+  planDefinition: 'Family Data 6GB',
+  groupName: 'Family',
+  members: [
+    { msisdn: '353871234570', quota: 2_500_000 },
+    { msisdn: '353871234571', quota: 2_500_000 },
+  ],
+} as const;
+
+/**
+ * Creates the demo family's group, members and recurring donation through the sharing service
+ * (groups are not part of the dataset format); run once, after the demo import.
+ */
+export async function seedDemoFamily(sharing: SharingService, tenantId: number): Promise<string> {
+  const caller = { tenantId };
+  const group = await sharing.createGroup(caller, {
+    ownerId: DEMO_FAMILY.ownerId,
+    name: DEMO_FAMILY.groupName,
+    quotaType: 'share',
+  });
+  for (const m of DEMO_FAMILY.members)
+    await sharing.addMember(caller, group.id, { memberId: m.msisdn, quota: m.quota });
+  await sharing.createRecurring(caller, {
+    donorId: DEMO_FAMILY.ownerId,
+    donorPlanId: DEMO_FAMILY.planId,
+    groupId: group.id,
+  });
+  return group.id;
 }
 
 /** `Basic …` header value of the demo client. */

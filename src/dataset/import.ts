@@ -8,10 +8,17 @@ import { normalizeMsisdn } from '../lib/msisdn';
 import { upsertInfoType, upsertLocationTree } from '../modules/locations/location.service';
 import { findInfoType, findLocation } from '../modules/locations/location.store';
 import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
+import { validatePlanDefinition } from '../modules/sharing/sharing.service';
+import {
+  findPlanDefinition,
+  subscriberPlanTenant,
+  upsertPlanDefinition,
+  upsertSubscriberPlan,
+} from '../modules/sharing/sharing.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
 import { BadUserInputError } from '../errors';
 import { findSubscriber, insertSubscriber, updateSubscriber } from '../modules/subscribers/subscriber.store';
-import { DATASET_SCHEMA, Dataset, PENDING_SECTIONS } from './dataset.schema';
+import { DATASET_SCHEMA, Dataset } from './dataset.schema';
 
 /** A rejected dataset: `path` is the JSON path of the first error (`$.clients[0].password`). */
 export class DatasetError extends Error {
@@ -26,7 +33,14 @@ export class DatasetError extends Error {
 
 /** Rows created, updated and left unchanged per section. */
 export type ImportSummary = Record<
-  'tenants' | 'clients' | 'subscribers' | 'ratings' | 'locationInfoTypes' | 'locations',
+  | 'tenants'
+  | 'clients'
+  | 'subscribers'
+  | 'ratings'
+  | 'planDefinitions'
+  | 'subscriberPlans'
+  | 'locationInfoTypes'
+  | 'locations',
   { created: number; updated: number; unchanged: number }
 >;
 
@@ -68,17 +82,10 @@ function describe(e: ErrorObject): DatasetError {
 
 /**
  * Validates a dataset document (CONTRACT §9) against the JSON Schema and the rules a schema
- * cannot say (sections this version does not import yet, duplicate natural keys, prepaid
- * balances not negative).
+ * cannot say (duplicate natural keys, prepaid balances not negative).
  * @throws DatasetError with the JSON path of the first error.
  */
 export function validateDatasetDocument(doc: unknown): Dataset {
-  if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
-    for (const section of PENDING_SECTIONS) {
-      if (section in doc)
-        throw new DatasetError(`$.${section}`, `section "${section}" is not supported by this version yet`);
-    }
-  }
   if (!validateDataset(doc)) throw describe(validateDataset.errors![0]);
   const ds = doc as Dataset;
   const seen = new Set<string>();
@@ -94,6 +101,10 @@ export function validateDatasetDocument(doc: unknown): Dataset {
       `$.ratings[${i}]`,
     ),
   );
+  ds.planDefinitions?.forEach((d, i) =>
+    unique(`planDefinition\0${d.tenant}\0${d.name}`, `$.planDefinitions[${i}].name`),
+  );
+  ds.subscriberPlans?.forEach((p, i) => unique(`subscriberPlan\0${p.id}`, `$.subscriberPlans[${i}].id`));
   ds.locationInfoTypes?.forEach((t, i) =>
     unique(`infoType\0${t.tenant}\0${t.name}`, `$.locationInfoTypes[${i}].name`),
   );
@@ -138,6 +149,8 @@ function emptySummary(): ImportSummary {
     clients: z(),
     subscribers: z(),
     ratings: z(),
+    planDefinitions: z(),
+    subscriberPlans: z(),
     locationInfoTypes: z(),
     locations: z(),
   };
@@ -164,8 +177,8 @@ async function sameClient(
 
 /**
  * Imports a dataset document (CONTRACT §9): validates the whole document first, then upserts
- * every row (tenants, clients, subscribers, location info types, locations with their rates,
- * infos and profiles) by its natural key in one transaction. Importing the same file twice changes
+ * every row (tenants, clients, subscribers, ratings, plan definitions, subscriber plans, location
+ * info types, locations with their rates, infos and profiles) by its natural key in one transaction. Importing the same file twice changes
  * nothing (a client's stored hash is kept while its password still verifies). A bad file is
  * rejected whole and nothing is written.
  * @throws DatasetError with the JSON path of the first error.
@@ -243,6 +256,39 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
         now,
       );
       summary.ratings[created ? 'created' : changed ? 'updated' : 'unchanged']++;
+    }
+    for (const [i, d] of (ds.planDefinitions ?? []).entries()) {
+      const tenant = await tenantId(trx, d.tenant, `$.planDefinitions[${i}].tenant`);
+      const { created, changed } = await upsertPlanDefinition(trx, {
+        tenantId: tenant,
+        ...validatePlanDefinition(d),
+      });
+      summary.planDefinitions[created ? 'created' : changed ? 'updated' : 'unchanged']++;
+    }
+    for (const [i, p] of (ds.subscriberPlans ?? []).entries()) {
+      const at = `$.subscriberPlans[${i}]`;
+      const tenant = await tenantId(trx, p.tenant, `${at}.tenant`);
+      const msisdn = normalizeMsisdn(p.msisdn)!;
+      if (!(await findSubscriber(trx, tenant, msisdn)))
+        throw new DatasetError(
+          `${at}.msisdn`,
+          `subscriber ${msisdn} is neither in the file nor in the database`,
+        );
+      const def = await findPlanDefinition(trx, tenant, p.planDefinition);
+      if (!def)
+        throw new DatasetError(
+          `${at}.planDefinition`,
+          `plan definition "${p.planDefinition}" is neither in the file nor in the database`,
+        );
+      const owner = await subscriberPlanTenant(trx, p.id);
+      if (owner !== undefined && owner !== tenant)
+        throw new DatasetError(`${at}.id`, "is the id of another tenant's plan");
+      const { created, changed } = await upsertSubscriberPlan(
+        trx,
+        { id: p.id, tenantId: tenant, msisdn, planDefinitionId: def.id, remaining: p.remaining },
+        now,
+      );
+      summary.subscriberPlans[created ? 'created' : changed ? 'updated' : 'unchanged']++;
     }
     for (const [i, t] of (ds.locationInfoTypes ?? []).entries()) {
       const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);

@@ -3,11 +3,19 @@ import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ChargingResolver } from '../modules/charging/charging.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
+import { SharingResolver, SubscriberPlanResolver } from '../modules/sharing/sharing.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
 
 /** Every resolver class of the gateway. */
-export const RESOLVERS = [TokenResolver, LocationResolver, LocationInfoResolver, ChargingResolver] as const;
+export const RESOLVERS = [
+  TokenResolver,
+  LocationResolver,
+  LocationInfoResolver,
+  ChargingResolver,
+  SharingResolver,
+  SubscriberPlanResolver,
+] as const;
 
 let built: Promise<GraphQLSchema> | undefined;
 

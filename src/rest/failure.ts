@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { DomainError, OAuthRequestError, domainErrorOf } from '../errors';
+import { BadUserInputError, DomainError, OAuthRequestError, domainErrorOf } from '../errors';
 import { Logger } from '../logger';
 import { BodyError } from './body';
 import { ErrorStyle } from './route';
@@ -31,6 +31,8 @@ export function toFailure(err: unknown, logger: Logger): RestFailure {
  * 403 the common `{"errorCode":1,"message"}`, token request errors their own `error`,
  * other 4xx `invalid_request`, 5xx `server_error`.
  * plain: `{"errorCode","message"}`, errorCode from the domain error when it has one, else 1.
+ * sqs (spec 4.8): 412 `{"errors":[{"field","description"}]}`; 404, 409 and 422
+ * `{"message","errorCode"}`; other statuses as plain.
  */
 export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, unknown> {
   if (style === 'oauth' && f.status !== 403) {
@@ -40,6 +42,11 @@ export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, u
     if (f.status >= 500) return { error: 'server_error', error_description: f.message };
     return { error: 'invalid_request', error_description: f.message };
   }
-  const errorCode = f.domain?.extensions.errorCode;
-  return { errorCode: typeof errorCode === 'number' ? errorCode : 1, message: f.message };
+  const code = f.domain?.extensions.errorCode;
+  const errorCode = typeof code === 'number' ? code : 1;
+  if (style === 'sqs') {
+    if (f.status === 412 && f.domain instanceof BadUserInputError) return { errors: f.domain.fields };
+    if (f.status === 404 || f.status === 409 || f.status === 422) return { message: f.message, errorCode };
+  }
+  return { errorCode, message: f.message };
 }

@@ -4,11 +4,16 @@ import { toXml } from './xml';
 
 /**
  * Writes a REST response in the negotiated format (CONTRACT §1): JSON when it is the client's
- * best acceptable type, otherwise XML. `vary: accept` tells caches the body depends on it.
+ * best acceptable type, otherwise XML. `vary: accept` tells caches the body depends on it. A null
+ * body sends none (for 204).
  */
-export function sendBody(ctx: Context, status: number, body: Record<string, unknown>): void {
+export function sendBody(ctx: Context, status: number, body: Record<string, unknown> | null): void {
   ctx.status = status;
   ctx.vary('accept');
+  if (body === null) {
+    ctx.body = null;
+    return;
+  }
   if (negotiateFormat(ctx.get('accept') || undefined) === 'json') {
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = JSON.stringify(body);

@@ -4,9 +4,11 @@ import { BadUserInputError } from '../errors';
 /**
  * How a path renders its error bodies (CONTRACT §1–3):
  * - `oauth`: token endpoints, `{"error","error_description"}` (401 `unauthorized`, published);
- * - `plain`: every other path, `{"errorCode":1,"message"}` unless a domain error gives its own code.
+ * - `plain`: every other path, `{"errorCode":1,"message"}` unless a domain error gives its own code;
+ * - `sqs`: quota-sharing paths (spec 4.8): 412 `{"errors":[{"field","description"}]}`, 404/409/422
+ *   `{"message","errorCode"}`, other statuses as `plain`.
  */
-export type ErrorStyle = 'oauth' | 'plain';
+export type ErrorStyle = 'oauth' | 'plain' | 'sqs';
 
 /** What a row's variable mapping sees of the request. */
 export interface RestInput {
@@ -17,10 +19,10 @@ export interface RestInput {
   baseUrl: string;
 }
 
-/** Status and body a row answers with. */
+/** Status and body a row answers with; a null body sends no content (204). */
 export interface RestOutput {
   status: number;
-  body: Record<string, unknown>;
+  body: Record<string, unknown> | null;
 }
 
 /**

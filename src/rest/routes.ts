@@ -1,6 +1,7 @@
 import { CHARGING_ROUTES } from './charging.routes';
 import { LOCATION_ROUTES } from './location.routes';
 import { RestRoute, defineRoute, optionalString } from './route';
+import { SQS_ROUTES } from './sqs.routes';
 
 /** POST /token (CONTRACT §3, spec 4.1): 201 with the OAuth token body. */
 const issueToken = defineRoute<{ issueToken: { accessToken: string; tokenType: string; expiresIn: number } }>(
@@ -51,4 +52,5 @@ export const ROUTES: ReadonlyArray<RestRoute<never>> = [
   ...([issueToken, introspectToken] as ReadonlyArray<RestRoute<never>>),
   ...LOCATION_ROUTES,
   ...CHARGING_ROUTES,
+  ...SQS_ROUTES,
 ];

@@ -72,10 +72,47 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     expect(String(row.balance_micros)).toBe('12345678');
   });
 
+  const PLAN_DEF = {
+    tenant: 'demo',
+    name: 'Test plan',
+    unitMeteringType: 'volume',
+    unitAmount: 1000,
+    shareable: true,
+    recurring: false,
+    shareQuotaType: 'amount',
+  };
   const bad: [string, unknown, string][] = [
     ['top level not an object', [1], '$'],
     ['unknown section', { tenants: [], colours: [] }, '$.colours'],
-    ['pending section', { planDefinitions: [] }, '$.planDefinitions'],
+    [
+      'fractional unitAmount',
+      { planDefinitions: [{ ...PLAN_DEF, unitAmount: 1.5 }] },
+      '$.planDefinitions[0].unitAmount',
+    ],
+    [
+      'subscriber plan of an unknown plan definition',
+      { subscriberPlans: [{ tenant: 'demo', id: 9001, msisdn: '353871234567', planDefinition: 'Nope', remaining: 1 }] },
+      '$.subscriberPlans[0].planDefinition',
+    ],
+    [
+      'subscriber plan of an unknown subscriber',
+      {
+        planDefinitions: [PLAN_DEF],
+        subscriberPlans: [{ tenant: 'demo', id: 9001, msisdn: '999999999', planDefinition: 'Test plan', remaining: 1 }],
+      },
+      '$.subscriberPlans[0].msisdn',
+    ],
+    [
+      'duplicate subscriber plan id',
+      {
+        planDefinitions: [PLAN_DEF],
+        subscriberPlans: [
+          { tenant: 'demo', id: 9001, msisdn: '353871234567', planDefinition: 'Test plan', remaining: 1 },
+          { tenant: 'demo', id: 9001, msisdn: '353871234567', planDefinition: 'Test plan', remaining: 2 },
+        ],
+      },
+      '$.subscriberPlans[1].id',
+    ],
     [
       'missing required field',
       { clients: [{ tenant: 'demo', username: 'x', permissions: [] }] },

@@ -131,9 +131,17 @@ class Checker {
   /** Throws 400 for type errors, else 412 for validation failures. */
   done(what: string): void {
     if (this.typeErrors.length)
-      throw new BadUserInputError(`${what}: ${this.typeErrors[0].field} ${this.typeErrors[0].description}`, this.typeErrors);
+      throw new BadUserInputError(
+        `${what}: ${this.typeErrors[0].field} ${this.typeErrors[0].description}`,
+        this.typeErrors,
+      );
     if (this.invalid.length)
-      throw new BadUserInputError(`${what}: ${this.invalid[0].field} ${this.invalid[0].description}`, this.invalid, {}, 412);
+      throw new BadUserInputError(
+        `${what}: ${this.invalid[0].field} ${this.invalid[0].description}`,
+        this.invalid,
+        {},
+        412,
+      );
   }
 }
 
@@ -153,8 +161,7 @@ function recipientsOf(c: Checker, body: Json, type: ShareQuotaType | undefined):
     }
     const recipientId = c.msisdn(item as Json, 'recipientId', `${at}.recipientId`);
     const quota = c.quota(item as Json, `${at}.quota`, type);
-    if (recipientId !== undefined && seen.has(recipientId))
-      c.fail(`${at}.recipientId`, 'is listed twice');
+    if (recipientId !== undefined && seen.has(recipientId)) c.fail(`${at}.recipientId`, 'is listed twice');
     if (recipientId !== undefined) seen.add(recipientId);
     if (recipientId !== undefined && quota !== undefined) out.push({ recipientId, quota });
   });
@@ -180,14 +187,26 @@ export function parseDonationRequest(body: unknown, recurring = false): Donation
     if (obj.recipients !== undefined && obj.recipients !== null)
       c.fail('recipients', 'give recipients or groupId, not both');
     c.done(what);
-    return { form: 'group', groupId: groupId!, donorPlanId: donorPlanId!, donorId: donorId ?? null, quotaType: quotaType ?? null };
+    return {
+      form: 'group',
+      groupId: groupId!,
+      donorPlanId: donorPlanId!,
+      donorId: donorId ?? null,
+      quotaType: quotaType ?? null,
+    };
   }
   const donorId = c.msisdn(obj, 'donorId');
   const donorPlanId = c.planId(obj, 'donorPlanId');
   const quotaType = c.quotaType(obj, true);
   const recipients = recipientsOf(c, obj, quotaType);
   c.done(what);
-  return { form: 'recipients', donorId: donorId!, donorPlanId: donorPlanId!, quotaType: quotaType!, recipients };
+  return {
+    form: 'recipients',
+    donorId: donorId!,
+    donorPlanId: donorPlanId!,
+    quotaType: quotaType!,
+    recipients,
+  };
 }
 
 /**
@@ -227,6 +246,11 @@ export function parseMemberRequest(body: unknown, type: ShareQuotaType | undefin
 export function parseMsisdnParam(value: string, field: string): string {
   const m = normalizeMsisdn(value);
   if (!m)
-    throw new BadUserInputError(`${field} is not an MSISDN`, [{ field, description: 'must be an MSISDN: optional + then 5-15 digits' }], {}, 412);
+    throw new BadUserInputError(
+      `${field} is not an MSISDN`,
+      [{ field, description: 'must be an MSISDN: optional + then 5-15 digits' }],
+      {},
+      412,
+    );
   return m;
 }

@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { Knex } from 'knex';
 import { isUniqueViolation, lockingTransaction } from '../../db/knex';
 import {
@@ -53,6 +54,7 @@ import {
   membersOf,
   plansHeld,
   recipientsInPeriod,
+  recurringByPlanIds,
   renewPlan,
   subscriberPlanTenant,
   upsertPlanDefinition,
@@ -68,6 +70,12 @@ export interface SharingCaller {
 export interface SharingLimits {
   maxGroupSize: number;
   maxPlansPerSubscriber: number;
+}
+
+/** Batched reads of one request (members by group id, recurring donation by plan id). */
+export interface SharingLoaders {
+  members: DataLoader<string, MemberRow[]>;
+  recurringByPlan: DataLoader<number, RecurringRow | null>;
 }
 
 /** Groups per page of `GET /sqs/api/groups` (CONTRACT §5). */
@@ -157,14 +165,20 @@ export class SharingService {
       quotaType = request.quotaType ?? group.quotaType ?? 'share';
       if (group.quotaType !== null && quotaType !== group.quotaType)
         throw sqsError.invalid('quotaType', `must be the group's quota type ${group.quotaType}`);
-      recipients = (await membersOf(trx, [group.id])).map((m) => ({ recipientId: m.memberMsisdn, quota: m.quota }));
+      recipients = (await membersOf(trx, [group.id])).map((m) => ({
+        recipientId: m.memberMsisdn,
+        quota: m.quota,
+      }));
     } else {
       ({ donorId, quotaType, recipients } = request);
     }
     const donor = await findSubscriber(trx, tenantId, donorId);
     if (!donor) throw sqsError.notFound(SqsCode.DONOR_NOT_FOUND, `donor ${donorId} not found`);
     if (!plan || plan.msisdn !== donorId)
-      throw sqsError.notFound(SqsCode.PLAN_NOT_FOUND, `plan ${request.donorPlanId} of donor ${donorId} not found`);
+      throw sqsError.notFound(
+        SqsCode.PLAN_NOT_FOUND,
+        `plan ${request.donorPlanId} of donor ${donorId} not found`,
+      );
     if (donor.status !== 'active')
       throw sqsError.unprocessable(SqsCode.SUBSCRIBER_NOT_FOUND, `donor ${donorId} is ${donor.status}`);
     this.checkShareable(plan, quotaType, request.form === 'group' ? 'groupId' : 'quotaType');
@@ -175,12 +189,21 @@ export class SharingService {
         SqsCode.MAX_RECIPIENTS_EXCEEDED,
         `plan ${plan.id} may share with ${plan.definition.maxRecipients} distinct recipients per period`,
       );
-    await lockSubscribers(trx, tenantId, recipients.map((r) => r.recipientId));
+    await lockSubscribers(
+      trx,
+      tenantId,
+      recipients.map((r) => r.recipientId),
+    );
     const results: DonationRow['recipients'] = [];
     for (const r of recipients) {
       const granted = grantFor(quotaType, plan.definition.unitAmount, r.quota);
       const errorCode = await this.grant(trx, tenantId, plan, donorId, r.recipientId, granted);
-      results.push({ recipientId: r.recipientId, quota: r.quota, granted: errorCode === SqsCode.OK ? granted : 0, errorCode });
+      results.push({
+        recipientId: r.recipientId,
+        quota: r.quota,
+        granted: errorCode === SqsCode.OK ? granted : 0,
+        errorCode,
+      });
     }
     if (request.form === 'recipients' && results.length === 1 && results[0].errorCode === SqsCode.GENERAL)
       throw sqsError.unprocessable(
@@ -207,7 +230,10 @@ export class SharingService {
   /** `quotaType` must be the plan's (412 on `field`); the plan must be shareable (422/16). */
   private checkShareable(plan: SubscriberPlanRow, quotaType: ShareQuotaType, field: string): void {
     if (quotaType !== plan.definition.shareQuotaType)
-      throw sqsError.invalid(field, `quota type ${quotaType} is not the plan's ${plan.definition.shareQuotaType}`);
+      throw sqsError.invalid(
+        field,
+        `quota type ${quotaType} is not the plan's ${plan.definition.shareQuotaType}`,
+      );
     if (!plan.definition.shareable)
       throw sqsError.unprocessable(SqsCode.NOT_SHAREABLE, `plan ${plan.id} is not shareable`);
   }
@@ -226,7 +252,10 @@ export class SharingService {
     if (!sub) return SqsCode.RECIPIENT_NOT_FOUND;
     if (sub.status !== 'active') return SqsCode.SUBSCRIBER_NOT_FOUND;
     const held = await plansHeld(trx, tenantId, recipientId);
-    if (!held.donorPlanIds.has(plan.id) && held.own + held.donorPlanIds.size >= this.limits.maxPlansPerSubscriber)
+    if (
+      !held.donorPlanIds.has(plan.id) &&
+      held.own + held.donorPlanIds.size >= this.limits.maxPlansPerSubscriber
+    )
       return SqsCode.GENERAL;
     if (!(await debitPlan(trx, plan.id, granted))) return SqsCode.QUOTA_UNAVAILABLE;
     return SqsCode.OK;
@@ -242,12 +271,23 @@ export class SharingService {
     if (!(await findSubscriber(this.db, caller.tenantId, g.ownerId)))
       throw sqsError.unprocessable(SqsCode.SUBSCRIBER_NOT_FOUND, `owner ${g.ownerId} is not a subscriber`);
     const now = this.clock.nowMs();
-    const row: GroupRow = { id: newId(), tenantId: caller.tenantId, ownerMsisdn: g.ownerId, name: g.name, quotaType: g.quotaType, createdAt: now, updatedAt: now };
+    const row: GroupRow = {
+      id: newId(),
+      tenantId: caller.tenantId,
+      ownerMsisdn: g.ownerId,
+      name: g.name,
+      quotaType: g.quotaType,
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       await insertGroup(this.db, row);
     } catch (err) {
       if (isUniqueViolation(err))
-        throw sqsError.conflict(SqsCode.GROUP_NOT_UNIQUE, `owner ${g.ownerId} already has a group named ${g.name}`);
+        throw sqsError.conflict(
+          SqsCode.GROUP_NOT_UNIQUE,
+          `owner ${g.ownerId} already has a group named ${g.name}`,
+        );
       throw err;
     }
     return row;
@@ -273,11 +313,19 @@ export class SharingService {
     by: { ownerId: string | null; memberId: string | null },
     page: number,
   ): Promise<{ rows: GroupRow[]; total: number; page: number; size: number }> {
-    if (by.ownerId === null && by.memberId === null) throw sqsError.invalid('ownerId', 'give ownerId or memberId');
-    if (!Number.isSafeInteger(page) || page < 0 || page > 1_000_000) throw sqsError.invalid('page', 'must be an integer from 0');
+    if (by.ownerId === null && by.memberId === null)
+      throw sqsError.invalid('ownerId', 'give ownerId or memberId');
+    if (!Number.isSafeInteger(page) || page < 0 || page > 1_000_000)
+      throw sqsError.invalid('page', 'must be an integer from 0');
     const ownerMsisdn = by.ownerId === null ? undefined : parseMsisdnParam(by.ownerId, 'ownerId');
     const memberMsisdn = by.memberId === null ? undefined : parseMsisdnParam(by.memberId, 'memberId');
-    const r = await listGroups(this.db, caller.tenantId, { ownerMsisdn, memberMsisdn }, page * GROUP_PAGE_SIZE, GROUP_PAGE_SIZE);
+    const r = await listGroups(
+      this.db,
+      caller.tenantId,
+      { ownerMsisdn, memberMsisdn },
+      page * GROUP_PAGE_SIZE,
+      GROUP_PAGE_SIZE,
+    );
     return { ...r, page, size: GROUP_PAGE_SIZE };
   }
 
@@ -313,10 +361,18 @@ export class SharingService {
       if (members.some((x) => x.memberMsisdn === m.memberId))
         throw sqsError.conflict(SqsCode.GENERAL, `${m.memberId} is already a member of group ${group.id}`);
       if (members.length >= this.limits.maxGroupSize)
-        throw sqsError.unprocessable(SqsCode.GROUP_SIZE_EXCEEDED, `group ${group.id} has ${this.limits.maxGroupSize} members`);
+        throw sqsError.unprocessable(
+          SqsCode.GROUP_SIZE_EXCEEDED,
+          `group ${group.id} has ${this.limits.maxGroupSize} members`,
+        );
       if (group.quotaType !== 'amount' && members.reduce((s, x) => s + x.quota, m.quota) > SHARE_QUOTA_MAX)
         throw sqsError.unprocessable(SqsCode.GROUP_QUOTA_EXCEEDED, 'member share quotas would exceed 100%');
-      const row: MemberRow = { groupId: group.id, memberMsisdn: m.memberId, quota: m.quota, createdAt: this.clock.nowMs() };
+      const row: MemberRow = {
+        groupId: group.id,
+        memberMsisdn: m.memberId,
+        quota: m.quota,
+        createdAt: this.clock.nowMs(),
+      };
       await insertMember(trx, row);
       return row;
     });
@@ -335,11 +391,6 @@ export class SharingService {
     });
   }
 
-  /** Members of groups, in joining order (for the members DataLoader). */
-  members(groupIds: readonly string[]): Promise<MemberRow[]> {
-    return membersOf(this.db, groupIds);
-  }
-
   /**
    * `POST /sqs/api/recurringDonations` (either form): body 400/412, donor 404/7, plan 404/8,
    * quotaType 412, shareable 422/16, recurring 422/9, group 404/5 (and owned by the donor,
@@ -353,12 +404,16 @@ export class SharingService {
       if (!(await findSubscriber(trx, caller.tenantId, donorId)))
         throw sqsError.notFound(SqsCode.DONOR_NOT_FOUND, `donor ${donorId} not found`);
       if (!plan || plan.msisdn !== donorId)
-        throw sqsError.notFound(SqsCode.PLAN_NOT_FOUND, `plan ${r.donorPlanId} of donor ${donorId} not found`);
+        throw sqsError.notFound(
+          SqsCode.PLAN_NOT_FOUND,
+          `plan ${r.donorPlanId} of donor ${donorId} not found`,
+        );
       let quotaType = plan.definition.shareQuotaType;
       if (r.form === 'group') {
         const group = await findGroup(trx, caller.tenantId, r.groupId);
         if (!group) throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${r.groupId} not found`);
-        if (group.ownerMsisdn !== donorId) throw sqsError.invalid('groupId', 'must be a group the donor owns');
+        if (group.ownerMsisdn !== donorId)
+          throw sqsError.invalid('groupId', 'must be a group the donor owns');
         quotaType = r.quotaType ?? group.quotaType ?? quotaType;
       } else {
         quotaType = r.quotaType;
@@ -367,7 +422,10 @@ export class SharingService {
       if (!plan.definition.recurring)
         throw sqsError.unprocessable(SqsCode.PLAN_NOT_RECURRING, `plan ${plan.id} is not a recurring plan`);
       if (r.form === 'recipients' && r.recipients.length > plan.definition.maxRecipients)
-        throw sqsError.unprocessable(SqsCode.MAX_RECIPIENTS_EXCEEDED, `plan ${plan.id} may share with ${plan.definition.maxRecipients} recipients`);
+        throw sqsError.unprocessable(
+          SqsCode.MAX_RECIPIENTS_EXCEEDED,
+          `plan ${plan.id} may share with ${plan.definition.maxRecipients} recipients`,
+        );
       const row: RecurringRow = {
         id: newId(),
         tenantId: caller.tenantId,
@@ -378,7 +436,8 @@ export class SharingService {
         recipients: r.form === 'recipients' ? r.recipients : null,
         createdAt: this.clock.nowMs(),
       };
-      const exists = () => sqsError.conflict(SqsCode.RECURRING_EXISTS, `plan ${plan.id} already has a recurring donation`);
+      const exists = () =>
+        sqsError.conflict(SqsCode.RECURRING_EXISTS, `plan ${plan.id} already has a recurring donation`);
       if (await findRecurring(trx, caller.tenantId, { donorPlanId: plan.id })) throw exists();
       try {
         await insertRecurring(trx, row);
@@ -400,9 +459,18 @@ export class SharingService {
     return r;
   }
 
-  /** The recurring donation of a plan, if any. */
-  async recurringForPlan(caller: SharingCaller, planId: number): Promise<RecurringRow | undefined> {
-    return findRecurring(this.db, caller.tenantId, { donorPlanId: planId });
+  /** Per-request DataLoaders (CONTRACT §7): group members and plans' recurring donations. */
+  loaders(caller: SharingCaller): SharingLoaders {
+    return {
+      members: new DataLoader<string, MemberRow[]>(async (ids) => {
+        const rows = await membersOf(this.db, ids);
+        return ids.map((id) => rows.filter((m) => m.groupId === id));
+      }),
+      recurringByPlan: new DataLoader<number, RecurringRow | null>(async (ids) => {
+        const rows = await recurringByPlanIds(this.db, caller.tenantId, ids);
+        return ids.map((id) => rows.find((r) => r.donorPlanId === id) ?? null);
+      }),
+    };
   }
 
   /**
@@ -423,7 +491,8 @@ export class SharingService {
    * @throws NotFoundError (errorCode 8) when the plan is not the tenant's.
    */
   renewPlan(caller: SharingCaller, planId: number): Promise<RenewalOutcome> {
-    if (!Number.isSafeInteger(planId) || planId <= 0) throw sqsError.invalid('planId', 'must be a positive integer');
+    if (!Number.isSafeInteger(planId) || planId <= 0)
+      throw sqsError.invalid('planId', 'must be a positive integer');
     return lockingTransaction(this.db, async (trx) => {
       const before = await findSubscriberPlan(trx, caller.tenantId, planId, true);
       if (!before) throw sqsError.notFound(SqsCode.PLAN_NOT_FOUND, `plan ${planId} not found`);
@@ -432,8 +501,20 @@ export class SharingService {
       const rec = await findRecurring(trx, caller.tenantId, { donorPlanId: planId });
       if (!rec) return { plan, donation: null };
       const request: DonationRequest = rec.groupId
-        ? { form: 'group', groupId: rec.groupId, donorPlanId: planId, donorId: rec.donorMsisdn, quotaType: rec.quotaType }
-        : { form: 'recipients', donorId: rec.donorMsisdn, donorPlanId: planId, quotaType: rec.quotaType, recipients: rec.recipients ?? [] };
+        ? {
+            form: 'group',
+            groupId: rec.groupId,
+            donorPlanId: planId,
+            donorId: rec.donorMsisdn,
+            quotaType: rec.quotaType,
+          }
+        : {
+            form: 'recipients',
+            donorId: rec.donorMsisdn,
+            donorPlanId: planId,
+            quotaType: rec.quotaType,
+            recipients: rec.recipients ?? [],
+          };
       let donation: DonationRow;
       try {
         donation = await trx.transaction((sp) => this.execute(sp, caller.tenantId, request, rec.id));
@@ -446,9 +527,17 @@ export class SharingService {
     });
   }
 
-  private async recordRefusal(trx: Knex.Transaction, plan: SubscriberPlanRow, rec: RecurringRow, err: DomainError): Promise<DonationRow> {
+  private async recordRefusal(
+    trx: Knex.Transaction,
+    plan: SubscriberPlanRow,
+    rec: RecurringRow,
+    err: DomainError,
+  ): Promise<DonationRow> {
     const code = err.extensions.errorCode;
-    this.logger.warn({ planId: plan.id, recurringDonationId: rec.id, reason: err.message }, 'recurring donation refused at renewal');
+    this.logger.warn(
+      { planId: plan.id, recurringDonationId: rec.id, reason: err.message },
+      'recurring donation refused at renewal',
+    );
     const donation: DonationRow = {
       id: newId(),
       tenantId: plan.tenantId,
@@ -493,8 +582,14 @@ export class SharingService {
 
   /** A donor's donations, newest first, at most `first` (1-500). */
   donations(caller: SharingCaller, donorId: string, first: number): Promise<DonationRow[]> {
-    if (!Number.isInteger(first) || first < 1 || first > 500) throw sqsError.invalid('first', 'must be 1-500');
-    return findDonations(this.db, caller.tenantId, { donorMsisdn: parseMsisdnParam(donorId, 'donorId') }, first);
+    if (!Number.isInteger(first) || first < 1 || first > 500)
+      throw sqsError.invalid('first', 'must be 1-500');
+    return findDonations(
+      this.db,
+      caller.tenantId,
+      { donorMsisdn: parseMsisdnParam(donorId, 'donorId') },
+      first,
+    );
   }
 
   /** What a subscriber received, newest first (at most 500). */
@@ -520,12 +615,24 @@ export class SharingService {
   async upsertSubscriberPlan(caller: SharingCaller, input: SubscriberPlanInput): Promise<SubscriberPlanRow> {
     const p = validateSubscriberPlan(input);
     return this.db.transaction(async (trx) => {
-      if (!(await findSubscriber(trx, caller.tenantId, p.msisdn))) throw new NotFoundError(`subscriber ${p.msisdn} not found`);
+      if (!(await findSubscriber(trx, caller.tenantId, p.msisdn)))
+        throw new NotFoundError(`subscriber ${p.msisdn} not found`);
       const def = await findPlanDefinition(trx, caller.tenantId, p.planDefinition);
       if (!def) throw new NotFoundError(`plan definition ${p.planDefinition} not found`);
       const owner = await subscriberPlanTenant(trx, p.id);
-      if (owner !== undefined && owner !== caller.tenantId) throw new ConflictError(`plan id ${p.id} is taken`);
-      await upsertSubscriberPlan(trx, { id: p.id, tenantId: caller.tenantId, msisdn: p.msisdn, planDefinitionId: def.id, remaining: p.remaining }, this.clock.nowMs());
+      if (owner !== undefined && owner !== caller.tenantId)
+        throw new ConflictError(`plan id ${p.id} is taken`);
+      await upsertSubscriberPlan(
+        trx,
+        {
+          id: p.id,
+          tenantId: caller.tenantId,
+          msisdn: p.msisdn,
+          planDefinitionId: def.id,
+          remaining: p.remaining,
+        },
+        this.clock.nowMs(),
+      );
       return (await findSubscriberPlan(trx, caller.tenantId, p.id))!;
     });
   }
@@ -557,14 +664,18 @@ export const MAX_PLAN_ID = 2_147_483_647;
  * Checks a plan definition; returns it with the default `maxRecipients` (5).
  * @throws BadUserInputError naming each offending field.
  */
-export function validatePlanDefinition(input: PlanDefinitionInput): Omit<PlanDefinitionRow, 'id' | 'tenantId'> {
+export function validatePlanDefinition(
+  input: PlanDefinitionInput,
+): Omit<PlanDefinitionRow, 'id' | 'tenantId'> {
   const fields: { field: string; description: string }[] = [];
-  if (!input.name.trim() || input.name.length > 128) fields.push({ field: 'name', description: '1-128 characters' });
+  if (!input.name.trim() || input.name.length > 128)
+    fields.push({ field: 'name', description: '1-128 characters' });
   if (!['volume', 'time', 'credit'].includes(input.unitMeteringType))
     fields.push({ field: 'unitMeteringType', description: 'volume, time or credit' });
   if (!Number.isSafeInteger(input.unitAmount) || input.unitAmount < 0)
     fields.push({ field: 'unitAmount', description: 'non-negative integer (bytes, seconds or minor units)' });
-  if (!['amount', 'share'].includes(input.shareQuotaType)) fields.push({ field: 'shareQuotaType', description: 'amount or share' });
+  if (!['amount', 'share'].includes(input.shareQuotaType))
+    fields.push({ field: 'shareQuotaType', description: 'amount or share' });
   const maxRecipients = input.maxRecipients ?? 5;
   if (!Number.isInteger(maxRecipients) || maxRecipients < 1 || maxRecipients > 1000)
     fields.push({ field: 'maxRecipients', description: '1-1000' });

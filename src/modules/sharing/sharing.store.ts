@@ -106,18 +106,27 @@ const toDefinition = (r: Record<string, unknown>, prefix = ''): PlanDefinitionRo
 });
 
 /** A tenant's plan definition by name. */
-export async function findPlanDefinition(db: Knex, tenantId: number, name: string): Promise<PlanDefinitionRow | undefined> {
+export async function findPlanDefinition(
+  db: Knex,
+  tenantId: number,
+  name: string,
+): Promise<PlanDefinitionRow | undefined> {
   const r = await db('plan_definitions').select('*').where({ tenant_id: tenantId, name }).first();
   return r ? toDefinition(r) : undefined;
 }
 
 /** A tenant's plan definitions ordered by id. */
 export async function listPlanDefinitions(db: Knex, tenantId: number): Promise<PlanDefinitionRow[]> {
-  return (await db('plan_definitions').select('*').where({ tenant_id: tenantId }).orderBy('id')).map((r) => toDefinition(r));
+  return (await db('plan_definitions').select('*').where({ tenant_id: tenantId }).orderBy('id')).map((r) =>
+    toDefinition(r),
+  );
 }
 
 /** Inserts or updates a plan definition by (tenant, name); returns it and whether it was created/changed. */
-export async function upsertPlanDefinition(db: Knex, d: Omit<PlanDefinitionRow, 'id'>): Promise<{ row: PlanDefinitionRow; created: boolean; changed: boolean }> {
+export async function upsertPlanDefinition(
+  db: Knex,
+  d: Omit<PlanDefinitionRow, 'id'>,
+): Promise<{ row: PlanDefinitionRow; created: boolean; changed: boolean }> {
   const fields = {
     unit_metering_type: d.unitMeteringType,
     unit_amount: d.unitAmount,
@@ -175,7 +184,12 @@ const toPlan = (r: Record<string, unknown>): SubscriberPlanRow => ({
 });
 
 /** A tenant's subscriber plan by id; `forUpdate` locks its row until the transaction ends (MySQL). */
-export async function findSubscriberPlan(db: Knex, tenantId: number, id: number, forUpdate = false): Promise<SubscriberPlanRow | undefined> {
+export async function findSubscriberPlan(
+  db: Knex,
+  tenantId: number,
+  id: number,
+  forUpdate = false,
+): Promise<SubscriberPlanRow | undefined> {
   const q = planQuery(db).where({ 'p.id': id, 'p.tenant_id': tenantId });
   if (forUpdate && dialectOf(db) === 'mysql') q.forUpdate('p');
   const r = await q.first();
@@ -183,8 +197,14 @@ export async function findSubscriberPlan(db: Knex, tenantId: number, id: number,
 }
 
 /** A subscriber's plans ordered by id. */
-export async function listSubscriberPlans(db: Knex, tenantId: number, msisdn: string): Promise<SubscriberPlanRow[]> {
-  return (await planQuery(db).where({ 'p.tenant_id': tenantId, 'p.msisdn': msisdn }).orderBy('p.id')).map(toPlan);
+export async function listSubscriberPlans(
+  db: Knex,
+  tenantId: number,
+  msisdn: string,
+): Promise<SubscriberPlanRow[]> {
+  return (await planQuery(db).where({ 'p.tenant_id': tenantId, 'p.msisdn': msisdn }).orderBy('p.id')).map(
+    toPlan,
+  );
 }
 
 /** A subscriber plan by id in any tenant (to detect an id taken by another tenant). */
@@ -201,11 +221,26 @@ export async function upsertSubscriberPlan(
 ): Promise<{ created: boolean; changed: boolean }> {
   const existing = await db('subscriber_plans').select('*').where({ id: p.id }).first();
   if (!existing) {
-    await db('subscriber_plans').insert({ id: p.id, tenant_id: p.tenantId, msisdn: p.msisdn, plan_definition_id: p.planDefinitionId, remaining: p.remaining, period: 1, renewed_at: nowMs });
+    await db('subscriber_plans').insert({
+      id: p.id,
+      tenant_id: p.tenantId,
+      msisdn: p.msisdn,
+      plan_definition_id: p.planDefinitionId,
+      remaining: p.remaining,
+      period: 1,
+      renewed_at: nowMs,
+    });
     return { created: true, changed: true };
   }
-  if (existing.msisdn === p.msisdn && num(existing.plan_definition_id) === p.planDefinitionId && num(existing.remaining) === p.remaining) return { created: false, changed: false };
-  await db('subscriber_plans').where({ id: p.id }).update({ msisdn: p.msisdn, plan_definition_id: p.planDefinitionId, remaining: p.remaining });
+  if (
+    existing.msisdn === p.msisdn &&
+    num(existing.plan_definition_id) === p.planDefinitionId &&
+    num(existing.remaining) === p.remaining
+  )
+    return { created: false, changed: false };
+  await db('subscriber_plans')
+    .where({ id: p.id })
+    .update({ msisdn: p.msisdn, plan_definition_id: p.planDefinitionId, remaining: p.remaining });
   return { created: false, changed: true };
 }
 
@@ -220,20 +255,33 @@ export async function debitPlan(db: Knex, planId: number, amount: number): Promi
 
 /** Starts a new period: `remaining` back to `unitAmount`, period + 1. */
 export async function renewPlan(db: Knex, planId: number, unitAmount: number, nowMs: number): Promise<void> {
-  await db('subscriber_plans').where({ id: planId }).update({ remaining: unitAmount, period: db.raw('period + 1'), renewed_at: nowMs });
+  await db('subscriber_plans')
+    .where({ id: planId })
+    .update({ remaining: unitAmount, period: db.raw('period + 1'), renewed_at: nowMs });
 }
 
 /** Locks subscriber rows (MySQL) in a fixed order so concurrent donations cannot deadlock. */
 export async function lockSubscribers(db: Knex, tenantId: number, msisdns: string[]): Promise<void> {
   if (dialectOf(db) !== 'mysql' || msisdns.length === 0) return;
-  await lock(db, db('subscribers').select('id').where({ tenant_id: tenantId }).whereIn('msisdn', [...new Set(msisdns)].sort()).orderBy('msisdn'));
+  await lock(
+    db,
+    db('subscribers')
+      .select('id')
+      .where({ tenant_id: tenantId })
+      .whereIn('msisdn', [...new Set(msisdns)].sort())
+      .orderBy('msisdn'),
+  );
 }
 
 /**
  * Plans a subscriber holds: its own plans plus allowances received from distinct donor plans in
  * those plans' current periods.
  */
-export async function plansHeld(db: Knex, tenantId: number, msisdn: string): Promise<{ own: number; donorPlanIds: Set<number> }> {
+export async function plansHeld(
+  db: Knex,
+  tenantId: number,
+  msisdn: string,
+): Promise<{ own: number; donorPlanIds: Set<number> }> {
   const own = await db('subscriber_plans').count({ n: '*' }).where({ tenant_id: tenantId, msisdn }).first();
   const received = await db('allowances as a')
     .join('subscriber_plans as p', function () {
@@ -266,7 +314,14 @@ export async function insertDonation(db: Knex, d: DonationRow, unit: UnitMeterin
   });
   if (d.recipients.length) {
     await db('donation_recipients').insert(
-      d.recipients.map((r, position) => ({ donation_id: d.id, position, recipient_msisdn: r.recipientId, quota: r.quota, granted: r.granted, error_code: r.errorCode })),
+      d.recipients.map((r, position) => ({
+        donation_id: d.id,
+        position,
+        recipient_msisdn: r.recipientId,
+        quota: r.quota,
+        granted: r.granted,
+        error_code: r.errorCode,
+      })),
     );
   }
   const granted = d.recipients.filter((r) => r.errorCode === 0);
@@ -303,26 +358,51 @@ function toDonation(r: Record<string, unknown>, recipients: DonationRow['recipie
 }
 
 /** A tenant's donations by id or by donor (newest first), with their recipients' results. */
-export async function findDonations(db: Knex, tenantId: number, by: { id?: string; donorMsisdn?: string }, limit = 100): Promise<DonationRow[]> {
-  const q = db('donations').select('*').where({ tenant_id: tenantId }).orderBy('created_at', 'desc').orderBy('id').limit(limit);
+export async function findDonations(
+  db: Knex,
+  tenantId: number,
+  by: { id?: string; donorMsisdn?: string },
+  limit = 100,
+): Promise<DonationRow[]> {
+  const q = db('donations')
+    .select('*')
+    .where({ tenant_id: tenantId })
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit);
   if (by.id !== undefined) q.andWhere({ id: by.id });
   if (by.donorMsisdn !== undefined) q.andWhere({ donor_msisdn: by.donorMsisdn });
   const rows = await q;
   if (!rows.length) return [];
-  const recips = await db('donation_recipients').select('*').whereIn('donation_id', rows.map((r) => r.id)).orderBy('position');
+  const recips = await db('donation_recipients')
+    .select('*')
+    .whereIn(
+      'donation_id',
+      rows.map((r) => r.id),
+    )
+    .orderBy('position');
   return rows.map((r) =>
     toDonation(
       r,
       recips
         .filter((x) => x.donation_id === r.id)
-        .map((x) => ({ recipientId: String(x.recipient_msisdn), quota: num(x.quota), granted: num(x.granted), errorCode: num(x.error_code) })),
+        .map((x) => ({
+          recipientId: String(x.recipient_msisdn),
+          quota: num(x.quota),
+          granted: num(x.granted),
+          errorCode: num(x.error_code),
+        })),
     ),
   );
 }
 
 /** Allowances a subscriber received, newest first. */
 export async function listAllowances(db: Knex, tenantId: number, msisdn: string): Promise<AllowanceRow[]> {
-  const rows = await db('allowances').select('*').where({ tenant_id: tenantId, recipient_msisdn: msisdn }).orderBy('id', 'desc').limit(500);
+  const rows = await db('allowances')
+    .select('*')
+    .where({ tenant_id: tenantId, recipient_msisdn: msisdn })
+    .orderBy('id', 'desc')
+    .limit(500);
   return rows.map((r) => ({
     id: num(r.id),
     recipientMsisdn: String(r.recipient_msisdn),
@@ -347,22 +427,42 @@ const toGroup = (r: Record<string, unknown>): GroupRow => ({
 
 /** Inserts a group (the unique key rejects a second owner+name). */
 export async function insertGroup(db: Knex, g: GroupRow): Promise<void> {
-  await db('sharing_groups').insert({ id: g.id, tenant_id: g.tenantId, owner_msisdn: g.ownerMsisdn, name: g.name, quota_type: g.quotaType, created_at: g.createdAt, updated_at: g.updatedAt });
+  await db('sharing_groups').insert({
+    id: g.id,
+    tenant_id: g.tenantId,
+    owner_msisdn: g.ownerMsisdn,
+    name: g.name,
+    quota_type: g.quotaType,
+    created_at: g.createdAt,
+    updated_at: g.updatedAt,
+  });
 }
 
 /** A tenant's group by id; `forUpdate` locks it (MySQL) to serialise member changes. */
-export async function findGroup(db: Knex, tenantId: number, id: string, forUpdate = false): Promise<GroupRow | undefined> {
+export async function findGroup(
+  db: Knex,
+  tenantId: number,
+  id: string,
+  forUpdate = false,
+): Promise<GroupRow | undefined> {
   const q = db('sharing_groups').select('*').where({ tenant_id: tenantId, id });
   const r = await (forUpdate ? lock(db, q) : q).first();
   return r ? toGroup(r) : undefined;
 }
 
 /** A tenant's groups owned by, or having as member, a subscriber; ordered by creation; one page. */
-export async function listGroups(db: Knex, tenantId: number, by: { ownerMsisdn?: string; memberMsisdn?: string }, offset: number, limit: number): Promise<{ rows: GroupRow[]; total: number }> {
+export async function listGroups(
+  db: Knex,
+  tenantId: number,
+  by: { ownerMsisdn?: string; memberMsisdn?: string },
+  offset: number,
+  limit: number,
+): Promise<{ rows: GroupRow[]; total: number }> {
   const base = () => {
     const q = db('sharing_groups as g').where('g.tenant_id', tenantId);
     if (by.ownerMsisdn !== undefined) q.andWhere('g.owner_msisdn', by.ownerMsisdn);
-    if (by.memberMsisdn !== undefined) q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
+    if (by.memberMsisdn !== undefined)
+      q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
     return q;
   };
   const total = await base().count({ n: '*' }).first();
@@ -373,18 +473,36 @@ export async function listGroups(db: Knex, tenantId: number, by: { ownerMsisdn?:
 /** Members of the given groups, in the order they joined. */
 export async function membersOf(db: Knex, groupIds: readonly string[]): Promise<MemberRow[]> {
   if (!groupIds.length) return [];
-  const rows = await db('group_members').select('*').whereIn('group_id', [...groupIds]).orderBy('id');
-  return rows.map((r) => ({ groupId: String(r.group_id), memberMsisdn: String(r.member_msisdn), quota: num(r.quota), createdAt: num(r.created_at) }));
+  const rows = await db('group_members')
+    .select('*')
+    .whereIn('group_id', [...groupIds])
+    .orderBy('id');
+  return rows.map((r) => ({
+    groupId: String(r.group_id),
+    memberMsisdn: String(r.member_msisdn),
+    quota: num(r.quota),
+    createdAt: num(r.created_at),
+  }));
 }
 
 /** Adds a member and touches the group's `updated`. */
 export async function insertMember(db: Knex, m: MemberRow): Promise<void> {
-  await db('group_members').insert({ group_id: m.groupId, member_msisdn: m.memberMsisdn, quota: m.quota, created_at: m.createdAt });
+  await db('group_members').insert({
+    group_id: m.groupId,
+    member_msisdn: m.memberMsisdn,
+    quota: m.quota,
+    created_at: m.createdAt,
+  });
   await db('sharing_groups').where({ id: m.groupId }).update({ updated_at: m.createdAt });
 }
 
 /** Removes a member; returns whether it was there. */
-export async function deleteMember(db: Knex, groupId: string, memberMsisdn: string, nowMs: number): Promise<boolean> {
+export async function deleteMember(
+  db: Knex,
+  groupId: string,
+  memberMsisdn: string,
+  nowMs: number,
+): Promise<boolean> {
   const n = await db('group_members').where({ group_id: groupId, member_msisdn: memberMsisdn }).delete();
   if (n) await db('sharing_groups').where({ id: groupId }).update({ updated_at: nowMs });
   return n > 0;
@@ -423,7 +541,11 @@ export async function insertRecurring(db: Knex, r: RecurringRow): Promise<void> 
 }
 
 /** A tenant's recurring donation by id or by donor plan. */
-export async function findRecurring(db: Knex, tenantId: number, by: { id?: string; donorPlanId?: number }): Promise<RecurringRow | undefined> {
+export async function findRecurring(
+  db: Knex,
+  tenantId: number,
+  by: { id?: string; donorPlanId?: number },
+): Promise<RecurringRow | undefined> {
   const q = db('recurring_donations').select('*').where({ tenant_id: tenantId });
   if (by.id !== undefined) q.andWhere({ id: by.id });
   if (by.donorPlanId !== undefined) q.andWhere({ donor_plan_id: by.donorPlanId });
@@ -434,4 +556,19 @@ export async function findRecurring(db: Knex, tenantId: number, by: { id?: strin
 /** Deletes a recurring donation; returns whether it existed. */
 export async function deleteRecurring(db: Knex, tenantId: number, id: string): Promise<boolean> {
   return (await db('recurring_donations').where({ tenant_id: tenantId, id }).delete()) > 0;
+}
+
+/** A tenant's recurring donations of the given plans (for the batched `recurringDonation` field). */
+export async function recurringByPlanIds(
+  db: Knex,
+  tenantId: number,
+  planIds: readonly number[],
+): Promise<RecurringRow[]> {
+  if (!planIds.length) return [];
+  return (
+    await db('recurring_donations')
+      .select('*')
+      .where({ tenant_id: tenantId })
+      .whereIn('donor_plan_id', [...planIds])
+  ).map(toRecurring);
 }

@@ -1,0 +1,259 @@
+import { Permission } from '../auth/permissions';
+import { BadUserInputError } from '../errors';
+import { RestInput, RestRoute, defineRoute, optionalQueryString } from './route';
+
+/**
+ * Quota-sharing rows (CONTRACT §5, spec 4.4, 4.5, 4.8). Every row needs the `tenant` header and
+ * renders errors in the `sqs` style. Only the donation path names a `permissions` header in the
+ * spec, so only it requires one; the others check the client's grant.
+ */
+
+interface DonationData {
+  id: string;
+  errorCode: number;
+  groupId: string | null;
+  recipients: { recipientId: string; errorCode: number }[];
+}
+
+interface GroupData {
+  id: string;
+  ownerId: string;
+  name: string;
+  quotaType: string;
+  created: string;
+  updated: string;
+}
+
+interface RecurringData {
+  id: string;
+  donorId: string;
+  donorPlanId: number;
+  quotaType: string;
+  groupId: string | null;
+  recipients: { recipientId: string; quota: number }[] | null;
+  created: string;
+}
+
+const GROUP_SELECTION = 'id ownerId name quotaType created updated';
+const RECURRING_SELECTION =
+  'id donorId donorPlanId quotaType groupId recipients { recipientId quota } created';
+
+const sqs = { style: 'sqs' as const, tenantHeader: 'required' as const };
+
+const notFound = (message: string, errorCode: number) => ({ status: 404, body: { message, errorCode } });
+
+/** Group self link. */
+const groupHref = (base: string, id: string) => `${base}/sqs/api/groups/${encodeURIComponent(id)}`;
+
+/** The group body of spec/CONTRACT §5 (`{id, ownerId, name, created, updated}`). */
+const groupBody = (g: GroupData) => ({
+  id: g.id,
+  ownerId: g.ownerId,
+  name: g.name,
+  created: g.created,
+  updated: g.updated,
+});
+
+/** A recurring donation body: `recipients` or `groupId`, whichever it has. */
+function recurringBody(r: RecurringData) {
+  return {
+    id: r.id,
+    donorId: r.donorId,
+    donorPlanId: r.donorPlanId,
+    quotaType: r.quotaType,
+    ...(r.groupId !== null ? { groupId: r.groupId } : { recipients: r.recipients ?? [] }),
+    created: r.created,
+  };
+}
+
+/**
+ * POST /sqs/api/donations (spec 4.4/4.5): 200, or 207 when any recipient failed. Explicit form
+ * `{id, errorCode, recipients[all]}`; group form `{errorCode, recipients[succeeded]}` (spec 2.7).
+ */
+const donate = defineRoute<{ shareQuota: DonationData }>({
+  ...sqs,
+  method: 'POST',
+  path: '/sqs/api/donations',
+  permissionHeader: Permission.SQS_DONATION_PERMISSION,
+  document: `mutation ShareQuota($request: JSONObject!) {
+    shareQuota(request: $request) { id errorCode groupId recipients { recipientId errorCode } }
+  }`,
+  variables: ({ body }) => ({ request: body }),
+  result: ({ shareQuota: d }) => {
+    const status = d.recipients.some((r) => r.errorCode !== 0) ? 207 : 200;
+    const recipients = d.recipients.map((r) => ({ recipientId: r.recipientId, errorCode: r.errorCode }));
+    return d.groupId !== null
+      ? { status, body: { errorCode: d.errorCode, recipients: recipients.filter((r) => r.errorCode === 0) } }
+      : { status, body: { id: d.id, errorCode: d.errorCode, recipients } };
+  },
+});
+
+/** POST /sqs/api/groups: 201 `{id, ownerId, name, created, updated}`; owner+name taken 409/2. */
+const createGroup = defineRoute<{ createGroup: GroupData }>({
+  ...sqs,
+  method: 'POST',
+  path: '/sqs/api/groups',
+  document: `mutation CreateGroup($request: JSONObject!) { createGroup(request: $request) { ${GROUP_SELECTION} } }`,
+  variables: ({ body }) => ({ request: body }),
+  result: ({ createGroup: g }) => ({ status: 201, body: groupBody(g) }),
+});
+
+/** GET /sqs/api/groups/<id>: the group with `quotaType` and `members[{memberId, quota}]`; 404/5. */
+const getGroup = defineRoute<{
+  group: (GroupData & { members: { memberId: string; quota: number }[] }) | null;
+}>({
+  ...sqs,
+  method: 'GET',
+  path: '/sqs/api/groups/:id',
+  document: `query Group($id: String!) { group(id: $id) { ${GROUP_SELECTION} members { memberId quota } } }`,
+  variables: ({ params }) => ({ id: params.id }),
+  result: ({ group: g }, { params }) =>
+    g
+      ? { status: 200, body: { ...groupBody(g), quotaType: g.quotaType, members: g.members } }
+      : notFound(`group ${params.id} not found`, 5),
+});
+
+function pageOf(query: RestInput['query']): number {
+  const raw = optionalQueryString(query, 'page');
+  if (raw === null) return 0;
+  if (!/^\d{1,7}$/.test(raw))
+    throw new BadUserInputError(
+      'page must be an integer from 0',
+      [{ field: 'page', description: 'must be an integer from 0' }],
+      {},
+      412,
+    );
+  return Number(raw);
+}
+
+/**
+ * GET /sqs/api/groups?ownerId=|memberId=[&page=]: HAL, `_embedded.groups` 100 per page (from 0),
+ * `_links` self/next/prev, `page {size, totalElements, totalPages, number}`.
+ */
+const listGroups = defineRoute<{
+  groups: { nodes: GroupData[]; page: number; size: number; totalElements: number };
+}>({
+  ...sqs,
+  method: 'GET',
+  path: '/sqs/api/groups',
+  document: `query Groups($ownerId: String, $memberId: String, $page: Int!) {
+    groups(ownerId: $ownerId, memberId: $memberId, page: $page) { nodes { ${GROUP_SELECTION} } page size totalElements }
+  }`,
+  variables: ({ query }) => ({
+    ownerId: optionalQueryString(query, 'ownerId'),
+    memberId: optionalQueryString(query, 'memberId'),
+    page: pageOf(query),
+  }),
+  result: ({ groups: g }, { query, baseUrl }) => {
+    const totalPages = Math.ceil(g.totalElements / g.size);
+    const link = (page: number) => {
+      const qs = new URLSearchParams();
+      for (const k of ['ownerId', 'memberId']) {
+        const v = optionalQueryString(query, k);
+        if (v !== null) qs.set(k, v);
+      }
+      qs.set('page', String(page));
+      return { href: `${baseUrl}/sqs/api/groups?${qs.toString()}` };
+    };
+    return {
+      status: 200,
+      body: {
+        _links: {
+          self: link(g.page),
+          ...(g.page + 1 < totalPages ? { next: link(g.page + 1) } : {}),
+          ...(g.page > 0 ? { prev: link(g.page - 1) } : {}),
+        },
+        _embedded: {
+          groups: g.nodes.map((x) => ({
+            ...groupBody(x),
+            _links: { self: { href: groupHref(baseUrl, x.id) } },
+          })),
+        },
+        page: { size: g.size, totalElements: g.totalElements, totalPages, number: g.page },
+      },
+    };
+  },
+});
+
+/** DELETE /sqs/api/groups/<id>: 204; cancels the group's recurring donation; 404/5. */
+const deleteGroup = defineRoute<{ deleteGroup: boolean }>({
+  ...sqs,
+  method: 'DELETE',
+  path: '/sqs/api/groups/:id',
+  document: 'mutation DeleteGroup($id: String!) { deleteGroup(id: $id) }',
+  variables: ({ params }) => ({ id: params.id }),
+  result: () => ({ status: 204, body: null }),
+});
+
+/** POST /sqs/api/groups/<id>/members: 201 `{groupId, memberId, quota}`; 409, 422 (3, 4, 6, 12), 404/5. */
+const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: number } }>({
+  ...sqs,
+  method: 'POST',
+  path: '/sqs/api/groups/:id/members',
+  document: `mutation AddGroupMember($groupId: String!, $request: JSONObject!) {
+    addGroupMember(groupId: $groupId, request: $request) { memberId quota }
+  }`,
+  variables: ({ params, body }) => ({ groupId: params.id, request: body }),
+  result: ({ addGroupMember: m }, { params }) => ({
+    status: 201,
+    body: { groupId: params.id, memberId: m.memberId, quota: m.quota },
+  }),
+});
+
+/** DELETE /sqs/api/groups/<id>/members/<memberId>: 204; group 404/5, not a member 404/14. */
+const removeMember = defineRoute<{ removeGroupMember: boolean }>({
+  ...sqs,
+  method: 'DELETE',
+  path: '/sqs/api/groups/:id/members/:memberId',
+  document:
+    'mutation RemoveGroupMember($groupId: String!, $memberId: String!) { removeGroupMember(groupId: $groupId, memberId: $memberId) }',
+  variables: ({ params }) => ({ groupId: params.id, memberId: params.memberId }),
+  result: () => ({ status: 204, body: null }),
+});
+
+/** POST /sqs/api/recurringDonations: 201 with the recurring donation; 404 (7, 8, 5), 409/11, 422 (9, 13, 16). */
+const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>({
+  ...sqs,
+  method: 'POST',
+  path: '/sqs/api/recurringDonations',
+  document: `mutation CreateRecurringDonation($request: JSONObject!) {
+    createRecurringDonation(request: $request) { ${RECURRING_SELECTION} }
+  }`,
+  variables: ({ body }) => ({ request: body }),
+  result: ({ createRecurringDonation: r }) => ({ status: 201, body: recurringBody(r) }),
+});
+
+/** GET /sqs/api/recurringDonations/<id>: 200, or 404 with errorCode 1. */
+const getRecurring = defineRoute<{ recurringDonation: RecurringData | null }>({
+  ...sqs,
+  method: 'GET',
+  path: '/sqs/api/recurringDonations/:id',
+  document: `query RecurringDonation($id: String!) { recurringDonation(id: $id) { ${RECURRING_SELECTION} } }`,
+  variables: ({ params }) => ({ id: params.id }),
+  result: ({ recurringDonation: r }, { params }) =>
+    r ? { status: 200, body: recurringBody(r) } : notFound(`recurring donation ${params.id} not found`, 1),
+});
+
+/** DELETE /sqs/api/recurringDonations/<id>: 204, or 404 with errorCode 1. */
+const deleteRecurring = defineRoute<{ deleteRecurringDonation: boolean }>({
+  ...sqs,
+  method: 'DELETE',
+  path: '/sqs/api/recurringDonations/:id',
+  document: 'mutation DeleteRecurringDonation($id: String!) { deleteRecurringDonation(id: $id) }',
+  variables: ({ params }) => ({ id: params.id }),
+  result: () => ({ status: 204, body: null }),
+});
+
+/** The quota-sharing rows (CONTRACT §5). */
+export const SQS_ROUTES = [
+  donate,
+  createGroup,
+  getGroup,
+  listGroups,
+  deleteGroup,
+  addMember,
+  removeMember,
+  createRecurring,
+  getRecurring,
+  deleteRecurring,
+] as ReadonlyArray<RestRoute<never>>;
