@@ -103,7 +103,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['allowances', 'donation_recipients', 'donations', 'recurring_donations', 'group_members', 'sharing_groups', 'subscriber_plans', 'plan_definitions']) {
+  for (const table of [
+    'allowances',
+    'donation_recipients',
+    'donations',
+    'recurring_donations',
+    'group_members',
+    'sharing_groups',
+    'subscriber_plans',
+    'plan_definitions',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

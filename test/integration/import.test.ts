@@ -13,6 +13,8 @@ const TABLES = [
   'location_infos',
   'location_info_types',
   'location_profiles',
+  'plan_definitions',
+  'subscriber_plans',
 ];
 
 describe('dataset import (CONTRACT §9) on the real database', () => {
@@ -27,13 +29,17 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     const first = await importDataset(t.db, demoDataset(), clock);
     expect(first.tenants.created).toBe(2);
     expect(first.clients.created).toBe(2);
-    expect(first.subscribers.created).toBe(4);
+    expect(first.subscribers.created).toBe(6);
+    expect(first.planDefinitions.created).toBe(3);
+    expect(first.subscriberPlans.created).toBe(3);
     const before = await dumpTables(t.db, TABLES);
     clock.advanceSeconds(60);
     const second = await importDataset(t.db, demoDataset(), clock);
     expect(second.tenants).toEqual({ created: 0, updated: 0, unchanged: 2 });
     expect(second.clients).toEqual({ created: 0, updated: 0, unchanged: 2 });
-    expect(second.subscribers).toEqual({ created: 0, updated: 0, unchanged: 4 });
+    expect(second.subscribers).toEqual({ created: 0, updated: 0, unchanged: 6 });
+    expect(second.planDefinitions).toEqual({ created: 0, updated: 0, unchanged: 3 });
+    expect(second.subscriberPlans).toEqual({ created: 0, updated: 0, unchanged: 3 });
     expect(first.locations.created).toBe(7);
     expect(second.locations).toEqual({ created: 0, updated: 0, unchanged: 7 });
     expect(second.locationInfoTypes).toEqual({ created: 0, updated: 0, unchanged: 2 });
@@ -91,14 +97,20 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     ],
     [
       'subscriber plan of an unknown plan definition',
-      { subscriberPlans: [{ tenant: 'demo', id: 9001, msisdn: '353871234567', planDefinition: 'Nope', remaining: 1 }] },
+      {
+        subscriberPlans: [
+          { tenant: 'demo', id: 9001, msisdn: '353871234567', planDefinition: 'Nope', remaining: 1 },
+        ],
+      },
       '$.subscriberPlans[0].planDefinition',
     ],
     [
       'subscriber plan of an unknown subscriber',
       {
         planDefinitions: [PLAN_DEF],
-        subscriberPlans: [{ tenant: 'demo', id: 9001, msisdn: '999999999', planDefinition: 'Test plan', remaining: 1 }],
+        subscriberPlans: [
+          { tenant: 'demo', id: 9001, msisdn: '999999999', planDefinition: 'Test plan', remaining: 1 },
+        ],
       },
       '$.subscriberPlans[0].msisdn',
     ],

@@ -30,7 +30,12 @@ describe('migrations', () => {
       'donation_recipients',
       'allowances',
     ];
-    const all = ['20261122000100_foundation', '20261122000200_locations', '20261122000300_charging', '20261122000400_sharing'];
+    const all = [
+      '20261122000100_foundation',
+      '20261122000200_locations',
+      '20261122000300_charging',
+      '20261122000400_sharing',
+    ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);
     expect(await migrateLatest(t.db)).toEqual([]);
