@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { TestApp, startTestApp } from '../helpers/app';
 import { dumpTables } from '../helpers/db';
-import { DONOR, PLAN, R, SQS_AUTH, sharingDataset, sqsClient } from '../helpers/sharing';
+import { DONOR, PLAN, R, SQS_AUTH, useSharingApp } from '../helpers/sharing';
 
 const WRITES = [
   'subscriber_plans',
@@ -22,13 +21,7 @@ const good = () => ({
 const withRecipient = (r: unknown) => ({ ...good(), recipients: [r] });
 
 describe('quota sharing with bad input: 400 or 412 naming the field, never 500, nothing shared', () => {
-  let app: TestApp;
-  let sqs: ReturnType<typeof sqsClient>;
-  beforeAll(async () => {
-    app = await startTestApp({ dataset: sharingDataset() });
-    sqs = sqsClient(app);
-  });
-  afterAll(() => app.close());
+  const t = useSharingApp();
 
   const donations: [string, unknown, number, string | null][] = [
     ['donorPlanId a string', { ...good(), donorPlanId: '101' }, 400, 'donorPlanId'],
@@ -101,8 +94,8 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
   ];
 
   it.each(donations)('donation with %s: %i on %s', async (_n, body, status, field) => {
-    const before = await dumpTables(app.tdb.db, WRITES);
-    const res = await sqs.donate(body);
+    const before = await dumpTables(t.app.tdb.db, WRITES);
+    const res = await t.sqs.donate(body);
     expect(res.status).toBe(status);
     const json = res.json();
     if (status === 412) expect((json.errors as { field: string }[]).map((e) => e.field)).toContain(field);
@@ -110,11 +103,11 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
       expect(json).toEqual({ errorCode: 1, message: expect.any(String) });
       if (field) expect(json.message).toContain(field);
     }
-    expect(await dumpTables(app.tdb.db, WRITES)).toEqual(before);
+    expect(await dumpTables(t.app.tdb.db, WRITES)).toEqual(before);
   });
 
   it('unknown fields are ignored', async () => {
-    const res = await sqs.donate({
+    const res = await t.sqs.donate({
       ...good(),
       colour: 'blue',
       recipients: [{ recipientId: R(0), quota: 1, note: 'x' }],
@@ -132,8 +125,8 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
       413,
     ],
   ])('%s: %i', async (_n, raw, type, status) => {
-    const before = await dumpTables(app.tdb.db, WRITES);
-    const res = await app.request('POST', '/sqs/api/donations', {
+    const before = await dumpTables(t.app.tdb.db, WRITES);
+    const res = await t.app.request('POST', '/sqs/api/donations', {
       auth: SQS_AUTH,
       json: true,
       headers: { tenant: 'acme', permissions: 'SQS_DONATION_PERMISSION', 'content-type': type },
@@ -141,7 +134,7 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
     });
     expect(res.status).toBe(status);
     expect(res.json()).toEqual({ errorCode: 1, message: expect.any(String) });
-    expect(await dumpTables(app.tdb.db, WRITES)).toEqual(before);
+    expect(await dumpTables(t.app.tdb.db, WRITES)).toEqual(before);
   });
 
   it.each([
@@ -151,10 +144,10 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
     ['name too long', { ownerId: DONOR, name: 'x'.repeat(129) }, 412, 'name'],
     ['quotaType unknown', { ownerId: DONOR, name: 'x', quotaType: 'all' }, 412, 'quotaType'],
   ] as [string, unknown, number, string][])('group with %s: %i on %s', async (_n, body, status, field) => {
-    const res = await sqs.createGroup(body);
+    const res = await t.sqs.createGroup(body);
     expect(res.status).toBe(status);
     if (status === 412) expect(res.json()).toEqual({ errors: [{ field, description: expect.any(String) }] });
-    expect(await app.tdb.db('sharing_groups').count({ n: '*' }).first()).toEqual({ n: 0 });
+    expect(await t.app.tdb.db('sharing_groups').count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 
   it.each([
@@ -164,10 +157,10 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
     ['memberId malformed', { memberId: 'me', quota: 1 }, 412],
     ['memberId missing', { quota: 1 }, 412],
   ] as [string, unknown, number][])('member with %s: %i, nobody added', async (_n, body, status) => {
-    const id = (await sqs.createGroup({ ownerId: DONOR, name: `g-${Math.random()}` })).json().id as string;
-    const res = await sqs.addMember(id, body);
+    const id = (await t.sqs.createGroup({ ownerId: DONOR, name: `g-${Math.random()}` })).json().id as string;
+    const res = await t.sqs.addMember(id, body);
     expect(res.status).toBe(status);
-    expect(await app.tdb.db('group_members').where({ group_id: id }).count({ n: '*' }).first()).toEqual({
+    expect(await t.app.tdb.db('group_members').where({ group_id: id }).count({ n: '*' }).first()).toEqual({
       n: 0,
     });
   });
@@ -183,14 +176,14 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
       `/sqs/api/groups?ownerId=${DONOR}&page=99999999999`,
       `/sqs/api/recurringDonations/${encodeURIComponent('../../etc/passwd')}`,
     ]) {
-      const res = await sqs.call(path.includes('/members/') ? 'DELETE' : 'GET', path);
+      const res = await t.sqs.call(path.includes('/members/') ? 'DELETE' : 'GET', path);
       expect([400, 404, 412]).toContain(res.status);
       expect(res.text).not.toMatch(/at .+\.(ts|js):\d+/);
     }
   });
 
   it('GraphQL gets BAD_USER_INPUT with the fields', async () => {
-    const res = await app.request('POST', '/graphql', {
+    const res = await t.app.request('POST', '/graphql', {
       auth: SQS_AUTH,
       body: {
         query: 'mutation($r: JSONObject!){ shareQuota(request: $r) { id } }',
@@ -247,7 +240,7 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
           }
           target[keys.at(-1)!] = m.value;
         }
-        const res = await sqs.donate(body);
+        const res = await t.sqs.donate(body);
         expect([200, 207, 400, 404, 412, 422]).toContain(res.status);
         const b = res.json();
         if (res.status === 412) expect(Array.isArray(b.errors)).toBe(true);

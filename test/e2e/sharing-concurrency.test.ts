@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { TestApp, startTestApp } from '../helpers/app';
 import {
   DONOR,
   PLAN,
@@ -8,22 +7,14 @@ import {
   grantedFrom,
   remainingOf,
   resetSharing,
-  sharingDataset,
-  sqsClient,
+  useSharingApp,
 } from '../helpers/sharing';
 
 describe('quota sharing under concurrency on the real database (CONTRACT §5)', () => {
-  let app: TestApp;
-  let sqs: ReturnType<typeof sqsClient>;
-  beforeAll(async () => {
-    app = await startTestApp({ dataset: sharingDataset() });
-    sqs = sqsClient(app);
-  });
-  afterAll(() => app.close());
-  beforeEach(() => resetSharing(app.tdb.db));
+  const t = useSharingApp();
 
   const setRemaining = (planId: number, remaining: number) =>
-    app.tdb.db('subscriber_plans').where({ id: planId }).update({ remaining });
+    t.app.tdb.db('subscriber_plans').where({ id: planId }).update({ remaining });
   const codesOf = (body: Record<string, unknown>) =>
     (body.recipients as { errorCode: number }[]).map((r) => r.errorCode);
 
@@ -33,7 +24,7 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     await setRemaining(PLAN.amount, K * quota);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        sqs.donate({
+        t.sqs.donate({
           donorId: DONOR,
           donorPlanId: PLAN.amount,
           quotaType: 'amount',
@@ -45,9 +36,9 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     expect(codes.filter((c) => c === 0)).toHaveLength(K);
     expect(codes.filter((c) => c === 15)).toHaveLength(50 - K);
     expect(results.map((r) => r.status).filter((s) => s === 200)).toHaveLength(K);
-    expect(await remainingOf(app.tdb.db, PLAN.amount)).toBe(0);
-    expect(await grantedFrom(app.tdb.db, PLAN.amount)).toBe(K * quota);
-    expect(await app.tdb.db('donations').count({ n: '*' }).first()).toEqual({ n: 50 });
+    expect(await remainingOf(t.app.tdb.db, PLAN.amount)).toBe(0);
+    expect(await grantedFrom(t.app.tdb.db, PLAN.amount)).toBe(K * quota);
+    expect(await t.app.tdb.db('donations').count({ n: '*' }).first()).toEqual({ n: 50 });
   });
 
   it('simultaneous multi-recipient donations never overdraw and conserve remaining + Σ granted', async () => {
@@ -55,7 +46,7 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     await setRemaining(PLAN.amount, start);
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        sqs.donate({
+        t.sqs.donate({
           donorId: DONOR,
           donorPlanId: PLAN.amount,
           quotaType: 'amount',
@@ -70,16 +61,16 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     const granted = results.flatMap((r, i) =>
       codesOf(r.json()).flatMap((c, k) => (c === 0 ? [50 + ((i * 7 + k * 13) % 200)] : [])),
     );
-    const remaining = await remainingOf(app.tdb.db, PLAN.amount);
+    const remaining = await remainingOf(t.app.tdb.db, PLAN.amount);
     expect(remaining).toBeGreaterThanOrEqual(0);
-    expect(await grantedFrom(app.tdb.db, PLAN.amount)).toBe(granted.reduce((a, b) => a + b, 0));
-    expect(remaining + (await grantedFrom(app.tdb.db, PLAN.amount))).toBe(start);
+    expect(await grantedFrom(t.app.tdb.db, PLAN.amount)).toBe(granted.reduce((a, b) => a + b, 0));
+    expect(remaining + (await grantedFrom(t.app.tdb.db, PLAN.amount))).toBe(start);
   });
 
   it('simultaneous donations to distinct recipients never pass maxRecipients (5 per period)', async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        sqs.donate({
+        t.sqs.donate({
           donorId: DONOR,
           donorPlanId: PLAN.share,
           quotaType: 'share',
@@ -91,7 +82,7 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     expect(results.filter((r) => r.status === 422).map((r) => r.json().errorCode)).toEqual(
       Array(15).fill(13),
     );
-    const distinct = await app.tdb
+    const distinct = await t.app.tdb
       .db('allowances')
       .countDistinct({ n: 'recipient_msisdn' })
       .where({ donor_plan_id: PLAN.share })
@@ -99,49 +90,43 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     expect(Number(distinct!.n)).toBe(5);
   });
 
-  it('simultaneous member additions never push a group past MAX_GROUP_SIZE (10)', async () => {
-    const id = (await sqs.createGroup({ ownerId: DONOR, name: 'size' })).json().id as string;
+  it.each([
+    ['the size past MAX_GROUP_SIZE (10)', 30, 100_000, 10, 6],
+    ['share quotas past 100 %', 20, 3_000_000, 3, 4],
+  ])('simultaneous member additions never push %s', async (_n, tries, quota, admitted, refusal) => {
+    const id = (await t.sqs.createGroup({ ownerId: DONOR, name: `g-${quota}` })).json().id as string;
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => sqs.addMember(id, { memberId: R(i), quota: 100_000 })),
+      Array.from({ length: tries }, (_, i) => t.sqs.addMember(id, { memberId: R(i), quota })),
     );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
-    expect(results.filter((r) => r.status === 422).map((r) => r.json().errorCode)).toEqual(Array(20).fill(6));
-    expect(await app.tdb.db('group_members').where({ group_id: id }).count({ n: '*' }).first()).toEqual({
-      n: 10,
-    });
-  });
-
-  it('simultaneous member additions never push share quotas past 100 %', async () => {
-    const id = (await sqs.createGroup({ ownerId: DONOR, name: 'share' })).json().id as string;
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => sqs.addMember(id, { memberId: R(i), quota: 3_000_000 })),
+    expect(results.filter((r) => r.status === 201)).toHaveLength(admitted);
+    expect(results.filter((r) => r.status === 422).map((r) => r.json().errorCode)).toEqual(
+      Array(tries - admitted).fill(refusal),
     );
-    expect(results.filter((r) => r.status === 201)).toHaveLength(3);
-    expect(results.filter((r) => r.status === 422).map((r) => r.json().errorCode)).toEqual(Array(17).fill(4));
-    const sum = await app.tdb.db('group_members').where({ group_id: id }).sum({ s: 'quota' }).first();
-    expect(Number(sum!.s)).toBe(9_000_000);
+    const members = await t.app.tdb.db('group_members').where({ group_id: id });
+    expect(members).toHaveLength(admitted);
+    expect(members.reduce((sum, m) => sum + Number(m.quota), 0)).toBe(admitted * quota);
   });
 
   it('simultaneous renewals and donations: each renewal resets to unitAmount; no donation is lost or doubled', async () => {
     await setRemaining(PLAN.credit, 0);
     const ops = await Promise.all([
       ...Array.from({ length: 10 }, (_, i) =>
-        sqs.donate({
+        t.sqs.donate({
           donorId: DONOR,
           donorPlanId: PLAN.credit,
           quotaType: 'amount',
           recipients: [{ recipientId: R(i), quota: 1000 }],
         }),
       ),
-      app.request('POST', '/graphql', {
+      t.app.request('POST', '/graphql', {
         as: 'admin',
         body: { query: `mutation { renewSubscriberPlan(id: ${PLAN.credit}) { plan { period } } }` },
       }),
     ]);
     const donated = ops.slice(0, 10).filter((r) => codesOf(r.json())[0] === 0).length;
     // Period 1 had nothing; every grant happened after the renewal to 60000.
-    expect(await remainingOf(app.tdb.db, PLAN.credit)).toBe(60_000 - donated * 1000);
-    expect(await grantedFrom(app.tdb.db, PLAN.credit)).toBe(donated * 1000);
+    expect(await remainingOf(t.app.tdb.db, PLAN.credit)).toBe(60_000 - donated * 1000);
+    expect(await grantedFrom(t.app.tdb.db, PLAN.credit)).toBe(donated * 1000);
   });
 
   it('property: any mix of donations (some fired together) keeps remaining ≥ 0 and remaining + Σ granted constant', async () => {
@@ -155,11 +140,11 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
         fc.array(donation, { minLength: 1, maxLength: 12 }),
         fc.integer({ min: 0, max: 2000 }),
         async (steps, start) => {
-          await resetSharing(app.tdb.db);
+          await resetSharing(t.app.tdb.db);
           await setRemaining(PLAN.amount, start);
           let batch: Promise<unknown>[] = [];
           for (const s of steps) {
-            const p = sqs.donate({
+            const p = t.sqs.donate({
               donorId: DONOR,
               donorPlanId: PLAN.amount,
               quotaType: 'amount',
@@ -172,9 +157,9 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
             }
           }
           await Promise.all(batch);
-          const remaining = await remainingOf(app.tdb.db, PLAN.amount);
+          const remaining = await remainingOf(t.app.tdb.db, PLAN.amount);
           expect(remaining).toBeGreaterThanOrEqual(0);
-          expect(remaining + (await grantedFrom(app.tdb.db, PLAN.amount))).toBe(start);
+          expect(remaining + (await grantedFrom(t.app.tdb.db, PLAN.amount))).toBe(start);
         },
       ),
       { numRuns: 15 },

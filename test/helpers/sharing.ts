@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { Dataset } from '../../src/dataset/dataset.schema';
-import { TestApp, TestResponse } from './app';
+import { TestApp, TestResponse, startTestApp } from './app';
 import { baseDataset, basic } from './fixtures';
 
 /** Basic credentials of the fixture's `sqs` client (every SQS permission) and `sqs-reader` (group reads). */
@@ -193,4 +193,22 @@ export function sqsClient(app: TestApp, opts: { json?: boolean } = { json: true 
     addMember: (groupId: string, body: unknown) => call('POST', `/sqs/api/groups/${groupId}/members`, body),
     createRecurring: (body: unknown) => call('POST', '/sqs/api/recurringDonations', body),
   };
+}
+
+/**
+ * Registers the hooks of a sharing test file: one app over {@link sharingDataset} (with `env`),
+ * closed after the file, and every sharing write cleared before each test.
+ */
+export function useSharingApp(env?: Record<string, string>): {
+  app: TestApp;
+  sqs: ReturnType<typeof sqsClient>;
+} {
+  const t = {} as { app: TestApp; sqs: ReturnType<typeof sqsClient> };
+  beforeAll(async () => {
+    t.app = await startTestApp({ dataset: sharingDataset(), env });
+    t.sqs = sqsClient(t.app);
+  });
+  afterAll(() => t.app.close());
+  beforeEach(() => resetSharing(t.app.tdb.db));
+  return t;
 }
