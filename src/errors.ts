@@ -61,6 +61,14 @@ export class BadUserInputError extends DomainError {
   }
 }
 
+/**
+ * A validation failure on one field, message `<field> <description>`: HTTP 412 by default, as
+ * the quota-sharing paths answer it (spec 4.8 `{"errors":[{"field","description"}]}`).
+ */
+export function invalidField(field: string, description: string, httpStatus = 412): BadUserInputError {
+  return new BadUserInputError(`${field} ${description}`, [{ field, description }], {}, httpStatus);
+}
+
 /** The named entity does not exist in the caller's tenant (HTTP 404). */
 export class NotFoundError extends DomainError {
   constructor(message: string, facts: Record<string, unknown> = {}) {

@@ -83,6 +83,15 @@ export function dialectOf(db: Knex): Dialect {
   return client.includes('mysql') ? 'mysql' : 'sqlite';
 }
 
+/**
+ * Adds `FOR UPDATE` to a read inside a transaction on MySQL/MariaDB, so the rows stay locked
+ * until it ends. On SQLite the query is returned unchanged: its write transactions already
+ * exclude each other (and knex would warn about the unsupported clause).
+ */
+export function forUpdate<Q extends Knex.QueryBuilder>(db: Knex, q: Q): Q {
+  return dialectOf(db) === 'mysql' ? (q.forUpdate() as Q) : q;
+}
+
 /** True when `err` is a unique-constraint violation on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };

@@ -1,5 +1,5 @@
 import { Permission } from '../auth/permissions';
-import { BadUserInputError } from '../errors';
+import { invalidField } from '../errors';
 import { RestInput, RestRoute, defineRoute, optionalQueryString } from './route';
 
 /**
@@ -116,13 +116,7 @@ const getGroup = defineRoute<{
 function pageOf(query: RestInput['query']): number {
   const raw = optionalQueryString(query, 'page');
   if (raw === null) return 0;
-  if (!/^\d{1,7}$/.test(raw))
-    throw new BadUserInputError(
-      'page must be an integer from 0',
-      [{ field: 'page', description: 'must be an integer from 0' }],
-      {},
-      412,
-    );
+  if (!/^\d{1,7}$/.test(raw)) throw invalidField('page', 'must be an integer from 0');
   return Number(raw);
 }
 

@@ -5,7 +5,7 @@ import { BadUserInputError, NotFoundError } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { Money, MoneyFormatError } from '../../lib/money';
-import { normalizeMsisdn } from '../../lib/msisdn';
+import { requireMsisdn } from '../../lib/msisdn';
 import { Logger } from '../../logger';
 import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import {
@@ -44,6 +44,14 @@ export interface ChargingCaller {
 
 /** Where an operation was when an infrastructure error hit it; decides the return code. */
 type Stage = 'replay' | 'lookup' | 'rating' | 'charging';
+
+/** Records a decided outcome of the running operation in the ledger and returns it (see runOperation). */
+type RecordOutcome = (
+  code: ReturnCodeValue,
+  sub: Subscriber | null,
+  amount?: Money,
+  balance?: Money,
+) => Promise<RatingOutcome>;
 
 class DeadlineExceeded extends Error {}
 
@@ -163,12 +171,7 @@ export class ChargingService {
     trx: Knex.Transaction,
     caller: ChargingCaller,
     r: RatingRequest,
-    record: (
-      code: ReturnCodeValue,
-      sub: Subscriber | null,
-      amount?: Money,
-      balance?: Money,
-    ) => Promise<RatingOutcome>,
+    record: RecordOutcome,
     stage: (s: Stage) => void,
   ): Promise<RatingOutcome> {
     stage('lookup');
@@ -205,12 +208,7 @@ export class ChargingService {
     body: (
       trx: Knex.Transaction,
       r: RatingRequest,
-      record: (
-        code: ReturnCodeValue,
-        sub: Subscriber | null,
-        amount?: Money,
-        balance?: Money,
-      ) => Promise<RatingOutcome>,
+      record: RecordOutcome,
       stage: (s: Stage) => void,
     ) => Promise<RatingOutcome>,
   ): Promise<RatingOutcome> {
@@ -226,12 +224,7 @@ export class ChargingService {
       return await this.db.transaction(async (trx) => {
         const existing = await findCharge(trx, caller.tenantId, kind, r.operationId);
         if (existing) return replay(existing);
-        const record = async (
-          code: ReturnCodeValue,
-          sub: Subscriber | null,
-          amount = Money.ZERO,
-          balance?: Money,
-        ) => {
+        const record: RecordOutcome = async (code, sub, amount = Money.ZERO, balance) => {
           checkDeadline();
           stage = 'charging';
           await insertCharge(trx, {
@@ -290,12 +283,7 @@ export class ChargingService {
    * @throws BadUserInputError for a malformed MSISDN.
    */
   async subscriber(caller: ChargingCaller, msisdn: string): Promise<Subscriber | undefined> {
-    const m = normalizeMsisdn(msisdn);
-    if (!m)
-      throw new BadUserInputError('msisdn is not an MSISDN', [
-        { field: 'msisdn', description: 'optional + then 5-15 digits' },
-      ]);
-    return findSubscriber(this.db, caller.tenantId, m);
+    return findSubscriber(this.db, caller.tenantId, requireMsisdn(msisdn, 'msisdn'));
   }
 
   /** A subscriber's ledger, newest first: at most `first` rows before the row id `beforeId`, and whether more follow. */
@@ -392,11 +380,7 @@ export class ChargingService {
       throw new BadUserInputError('reason is required', [
         { field: 'reason', description: '1-255 characters' },
       ]);
-    const m = normalizeMsisdn(msisdn);
-    if (!m)
-      throw new BadUserInputError('msisdn is not an MSISDN', [
-        { field: 'msisdn', description: 'optional + then 5-15 digits' },
-      ]);
+    const m = requireMsisdn(msisdn, 'msisdn');
     return this.db.transaction(async (trx) => {
       const sub = await findSubscriberForUpdate(trx, caller.tenantId, m);
       if (!sub) throw new NotFoundError(`subscriber ${m} not found`);

@@ -1,5 +1,5 @@
 import { BadUserInputError, FieldError } from '../../errors';
-import { normalizeMsisdn } from '../../lib/msisdn';
+import { MSISDN_RULE, normalizeMsisdn, requireMsisdn } from '../../lib/msisdn';
 import { ShareQuotaType } from './sharing.store';
 
 /**
@@ -95,7 +95,7 @@ class Checker {
   msisdn(obj: Json, key: string, field = key, required = true): string | undefined {
     const v = this.read(obj, key, 'string', field, required);
     if (v === undefined) return undefined;
-    return normalizeMsisdn(v) ?? this.fail(field, 'must be an MSISDN: optional + then 5-15 digits');
+    return normalizeMsisdn(v) ?? this.fail(field, MSISDN_RULE);
   }
 
   planId(obj: Json, key: string): number | undefined {
@@ -244,13 +244,5 @@ export function parseMemberRequest(body: unknown, type: ShareQuotaType | undefin
  * @throws BadUserInputError 412 naming `field` when it is not an MSISDN.
  */
 export function parseMsisdnParam(value: string, field: string): string {
-  const m = normalizeMsisdn(value);
-  if (!m)
-    throw new BadUserInputError(
-      `${field} is not an MSISDN`,
-      [{ field, description: 'must be an MSISDN: optional + then 5-15 digits' }],
-      {},
-      412,
-    );
-  return m;
+  return requireMsisdn(value, field, 412);
 }

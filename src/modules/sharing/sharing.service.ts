@@ -8,12 +8,13 @@ import {
   NotFoundError,
   UnprocessableError,
   domainErrorOf,
+  invalidField,
 } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
-import { normalizeMsisdn } from '../../lib/msisdn';
+import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { Logger } from '../../logger';
-import { findSubscriber } from '../subscribers/subscriber.store';
+import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
 import { SqsCode, SqsCodeValue } from './error-codes';
 import {
   DonationRequest,
@@ -92,8 +93,11 @@ const sqsError = {
   conflict: (code: SqsCodeValue, message: string) => new ConflictError(message, { errorCode: code }),
   unprocessable: (code: SqsCodeValue, message: string) =>
     new UnprocessableError(message, { errorCode: code }),
-  invalid: (field: string, description: string) =>
-    new BadUserInputError(`${field} ${description}`, [{ field, description }], {}, 412),
+  invalid: invalidField,
+  groupNotFound: (id: string) =>
+    new NotFoundError(`group ${id} not found`, { errorCode: SqsCode.GROUP_NOT_FOUND }),
+  recurringNotFound: (id: string) =>
+    new NotFoundError(`recurring donation ${id} not found`, { errorCode: SqsCode.GENERAL }),
 };
 
 /**
@@ -150,14 +154,14 @@ export class SharingService {
   ): Promise<DonationRow> {
     // The plan row is locked first, before any plain read, so every later read sees the
     // donations committed before this one.
-    const plan = await findSubscriberPlan(trx, tenantId, request.donorPlanId, true);
+    const locked = await findSubscriberPlan(trx, tenantId, request.donorPlanId, true);
     let donorId: string;
     let quotaType: ShareQuotaType;
     let recipients: RecipientQuota[];
     let groupId: string | null = null;
     if (request.form === 'group') {
       const group = await findGroup(trx, tenantId, request.groupId);
-      if (!group) throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${request.groupId} not found`);
+      if (!group) throw sqsError.groupNotFound(request.groupId);
       if (request.donorId !== null && request.donorId !== group.ownerMsisdn)
         throw sqsError.invalid('donorId', 'must be the group owner');
       donorId = group.ownerMsisdn;
@@ -172,13 +176,7 @@ export class SharingService {
     } else {
       ({ donorId, quotaType, recipients } = request);
     }
-    const donor = await findSubscriber(trx, tenantId, donorId);
-    if (!donor) throw sqsError.notFound(SqsCode.DONOR_NOT_FOUND, `donor ${donorId} not found`);
-    if (!plan || plan.msisdn !== donorId)
-      throw sqsError.notFound(
-        SqsCode.PLAN_NOT_FOUND,
-        `plan ${request.donorPlanId} of donor ${donorId} not found`,
-      );
+    const { donor, plan } = await this.donorOf(trx, tenantId, donorId, locked, request.donorPlanId);
     if (donor.status !== 'active')
       throw sqsError.unprocessable(SqsCode.SUBSCRIBER_NOT_FOUND, `donor ${donorId} is ${donor.status}`);
     this.checkShareable(plan, quotaType, request.form === 'group' ? 'groupId' : 'quotaType');
@@ -225,6 +223,24 @@ export class SharingService {
     };
     await insertDonation(trx, donation, plan.definition.unitMeteringType);
     return donation;
+  }
+
+  /**
+   * The donor of a donation or recurring donation, checked in the order of spec 4.8: the donor
+   * (404/7), then its plan (404/8 when absent or another subscriber's). Returns both.
+   */
+  private async donorOf(
+    trx: Knex.Transaction,
+    tenantId: number,
+    donorId: string,
+    plan: SubscriberPlanRow | undefined,
+    donorPlanId: number,
+  ): Promise<{ donor: Subscriber; plan: SubscriberPlanRow }> {
+    const donor = await findSubscriber(trx, tenantId, donorId);
+    if (!donor) throw sqsError.notFound(SqsCode.DONOR_NOT_FOUND, `donor ${donorId} not found`);
+    if (!plan || plan.msisdn !== donorId)
+      throw sqsError.notFound(SqsCode.PLAN_NOT_FOUND, `plan ${donorPlanId} of donor ${donorId} not found`);
+    return { donor, plan };
   }
 
   /** `quotaType` must be the plan's (412 on `field`); the plan must be shareable (422/16). */
@@ -299,7 +315,7 @@ export class SharingService {
    */
   async group(caller: SharingCaller, id: string): Promise<GroupRow> {
     const g = await findGroup(this.db, caller.tenantId, id);
-    if (!g) throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${id} not found`);
+    if (!g) throw sqsError.groupNotFound(id);
     return g;
   }
 
@@ -335,8 +351,7 @@ export class SharingService {
    */
   async deleteGroup(caller: SharingCaller, id: string): Promise<void> {
     await this.db.transaction(async (trx) => {
-      if (!(await findGroup(trx, caller.tenantId, id, true)))
-        throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${id} not found`);
+      if (!(await findGroup(trx, caller.tenantId, id, true))) throw sqsError.groupNotFound(id);
       await deleteGroup(trx, id);
     });
   }
@@ -351,7 +366,7 @@ export class SharingService {
     parseMemberRequest(body, undefined);
     return lockingTransaction(this.db, async (trx) => {
       const group = await findGroup(trx, caller.tenantId, groupId, true);
-      if (!group) throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${groupId} not found`);
+      if (!group) throw sqsError.groupNotFound(groupId);
       const m = parseMemberRequest(body, group.quotaType ?? 'share');
       if (m.memberId === group.ownerMsisdn)
         throw sqsError.unprocessable(SqsCode.OWNER_AS_MEMBER, 'the group owner cannot be a member');
@@ -384,8 +399,7 @@ export class SharingService {
   async removeMember(caller: SharingCaller, groupId: string, memberId: string): Promise<void> {
     const m = parseMsisdnParam(memberId, 'memberId');
     await this.db.transaction(async (trx) => {
-      if (!(await findGroup(trx, caller.tenantId, groupId, true)))
-        throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${groupId} not found`);
+      if (!(await findGroup(trx, caller.tenantId, groupId, true))) throw sqsError.groupNotFound(groupId);
       if (!(await deleteMember(trx, groupId, m, this.clock.nowMs())))
         throw sqsError.notFound(SqsCode.SUBSCRIBER_NOT_FOUND, `${m} is not a member of group ${groupId}`);
     });
@@ -399,19 +413,13 @@ export class SharingService {
   createRecurring(caller: SharingCaller, body: unknown): Promise<RecurringRow> {
     const r = parseDonationRequest(body, true);
     return lockingTransaction(this.db, async (trx) => {
-      const plan = await findSubscriberPlan(trx, caller.tenantId, r.donorPlanId, true);
+      const locked = await findSubscriberPlan(trx, caller.tenantId, r.donorPlanId, true);
       const donorId = r.donorId!;
-      if (!(await findSubscriber(trx, caller.tenantId, donorId)))
-        throw sqsError.notFound(SqsCode.DONOR_NOT_FOUND, `donor ${donorId} not found`);
-      if (!plan || plan.msisdn !== donorId)
-        throw sqsError.notFound(
-          SqsCode.PLAN_NOT_FOUND,
-          `plan ${r.donorPlanId} of donor ${donorId} not found`,
-        );
+      const { plan } = await this.donorOf(trx, caller.tenantId, donorId, locked, r.donorPlanId);
       let quotaType = plan.definition.shareQuotaType;
       if (r.form === 'group') {
         const group = await findGroup(trx, caller.tenantId, r.groupId);
-        if (!group) throw sqsError.notFound(SqsCode.GROUP_NOT_FOUND, `group ${r.groupId} not found`);
+        if (!group) throw sqsError.groupNotFound(r.groupId);
         if (group.ownerMsisdn !== donorId)
           throw sqsError.invalid('groupId', 'must be a group the donor owns');
         quotaType = r.quotaType ?? group.quotaType ?? quotaType;
@@ -455,7 +463,7 @@ export class SharingService {
    */
   async recurring(caller: SharingCaller, id: string): Promise<RecurringRow> {
     const r = await findRecurring(this.db, caller.tenantId, { id });
-    if (!r) throw sqsError.notFound(SqsCode.GENERAL, `recurring donation ${id} not found`);
+    if (!r) throw sqsError.recurringNotFound(id);
     return r;
   }
 
@@ -478,8 +486,7 @@ export class SharingService {
    * @throws NotFoundError (errorCode 1).
    */
   async deleteRecurring(caller: SharingCaller, id: string): Promise<void> {
-    if (!(await deleteRecurring(this.db, caller.tenantId, id)))
-      throw sqsError.notFound(SqsCode.GENERAL, `recurring donation ${id} not found`);
+    if (!(await deleteRecurring(this.db, caller.tenantId, id))) throw sqsError.recurringNotFound(id);
   }
 
   /**
@@ -700,7 +707,7 @@ export function validateSubscriberPlan(input: SubscriberPlanInput): SubscriberPl
   if (!Number.isSafeInteger(input.id) || input.id < 1 || input.id > MAX_PLAN_ID)
     fields.push({ field: 'id', description: `integer 1-${MAX_PLAN_ID}` });
   const msisdn = normalizeMsisdn(input.msisdn);
-  if (!msisdn) fields.push({ field: 'msisdn', description: 'optional + then 5-15 digits' });
+  if (!msisdn) fields.push({ field: 'msisdn', description: MSISDN_RULE });
   if (!Number.isSafeInteger(input.remaining) || input.remaining < 0)
     fields.push({ field: 'remaining', description: 'non-negative integer in the plan unit' });
   if (fields.length) throw new BadUserInputError(`invalid subscriber plan: ${fields[0].field}`, fields);

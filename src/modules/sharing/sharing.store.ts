@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { dialectOf } from '../../db/knex';
+import { dialectOf, forUpdate as lock } from '../../db/knex';
 
 /** How a plan's quota is counted (CONTRACT §5): bytes, seconds or credit minor units. */
 export type UnitMeteringType = 'volume' | 'time' | 'credit';
@@ -91,7 +91,6 @@ export interface AllowanceRow {
 }
 
 const num = (v: unknown) => Number(v);
-const lock = (db: Knex, q: Knex.QueryBuilder) => (dialectOf(db) === 'mysql' ? q.forUpdate() : q);
 
 const toDefinition = (r: Record<string, unknown>, prefix = ''): PlanDefinitionRow => ({
   id: num(r[`${prefix}id`]),
@@ -191,8 +190,7 @@ export async function findSubscriberPlan(
   forUpdate = false,
 ): Promise<SubscriberPlanRow | undefined> {
   const q = planQuery(db).where({ 'p.id': id, 'p.tenant_id': tenantId });
-  if (forUpdate && dialectOf(db) === 'mysql') q.forUpdate('p');
-  const r = await q.first();
+  const r = await (forUpdate ? lock(db, q) : q).first();
   return r ? toPlan(r) : undefined;
 }
 

@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { dialectOf } from '../../db/knex';
+import { forUpdate } from '../../db/knex';
 import { Money } from '../../lib/money';
 
 /** Subscriber status (CONTRACT §9). */
@@ -52,9 +52,10 @@ export async function findSubscriberForUpdate(
   tenantId: number,
   msisdn: string,
 ): Promise<Subscriber | undefined> {
-  const q = trx('subscribers').select(COLUMNS).where({ tenant_id: tenantId, msisdn });
-  if (dialectOf(trx) === 'mysql') q.forUpdate();
-  const r = await q.first();
+  const r = await forUpdate(
+    trx,
+    trx('subscribers').select(COLUMNS).where({ tenant_id: tenantId, msisdn }),
+  ).first();
   return r ? toSubscriber(r) : undefined;
 }
 
