@@ -6,38 +6,26 @@
  * The server runs in a child process; autocannon (this process) drives it over loopback.
  */
 'use strict';
-const { fork } = require('node:child_process');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const autocannon = require('autocannon');
+const { seedDatabase, startServer, run, report, basic } = require('./harness');
 
 const N = Number(process.argv[2] || 10000);
 const SECONDS = Number(process.argv[3] || 10);
-const dist = path.join(__dirname, '..', 'dist', 'src');
 
-async function seed(url) {
-  const { createKnex } = require(path.join(dist, 'db/knex'));
-  const { migrateLatest } = require(path.join(dist, 'db/migrations'));
-  const { importDataset } = require(path.join(dist, 'dataset/import'));
-  const db = createKnex(url);
-  await migrateLatest(db);
-  await importDataset(
-    db,
-    {
-      tenants: [{ name: 'bench' }],
-      clients: [
-        {
-          tenant: 'bench',
-          username: 'bench',
-          password: 'bench-password',
-          permissions: ['PCRF_LOCATION_READ_PERMISSION'],
-        },
-      ],
-      locationInfoTypes: [{ tenant: 'bench', name: 'PLMNID', value: 4 }],
-    },
-    { nowMs: () => Date.now() },
-  );
+/** Seeds the database: the bench tenant and client, then N locations in chunks. */
+async function seed() {
+  const seeded = await seedDatabase({
+    tenants: [{ name: 'bench' }],
+    clients: [
+      {
+        tenant: 'bench',
+        username: 'bench',
+        password: 'bench-password',
+        permissions: ['PCRF_LOCATION_READ_PERMISSION'],
+      },
+    ],
+    locationInfoTypes: [{ tenant: 'bench', name: 'PLMNID', value: 4 }],
+  });
+  const { db } = seeded;
   const tenant = (await db('tenants').where({ name: 'bench' }).first()).id;
   const type = (await db('location_info_types').first()).id;
   const chunk = 500;
@@ -81,38 +69,16 @@ async function seed(url) {
     });
   }
   await db.destroy();
-}
-
-function run(url, headers, seconds, connections) {
-  return new Promise((resolve, reject) =>
-    autocannon({ url, headers, duration: seconds, connections }, (err, r) =>
-      err ? reject(err) : resolve(r),
-    ),
-  );
+  return seeded;
 }
 
 async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-bench-'));
-  const url = `sqlite:${path.join(dir, 'bench.sqlite3')}`;
   const t0 = Date.now();
-  await seed(url);
+  const { url, cleanup } = await seed();
   console.log(`seeded ${N} locations in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const port = 18000 + Math.floor(Math.random() * 1000);
-  const server = fork(path.join(dist, 'main.js'), [], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const { base, stop } = await startServer(url);
   const auth = {
-    authorization: `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
+    authorization: basic('bench', 'bench-password'),
     permissions: 'PCRF_LOCATION_READ_PERMISSION',
   };
   const first = await fetch(`${base}/pcc/pcrf/locations`, {
@@ -129,13 +95,13 @@ async function main() {
     ['location infos, XML', '/pcc/pcrf/location/ZONE-004242/locationInfo', {}, 32],
   ];
   for (const [name, p, extra, connections] of cases) {
-    const r = await run(base + p, { ...auth, ...extra }, SECONDS, connections);
-    console.log(
-      `${name.padEnd(22)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`,
+    report(
+      name,
+      await run({ url: base + p, headers: { ...auth, ...extra }, duration: SECONDS, connections }),
     );
   }
-  server.kill();
-  fs.rmSync(dir, { recursive: true, force: true });
+  stop();
+  cleanup();
 }
 
 main().catch((err) => {

@@ -7,94 +7,60 @@
  * The server runs in a child process; autocannon (this process) drives it over loopback.
  */
 'use strict';
-const { fork } = require('node:child_process');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
-const autocannon = require('autocannon');
+const { seedDatabase, openDatabase, startServer, run, report, basic } = require('./harness');
 
 const SECONDS = Number(process.argv[2] || 10);
 const RECIPIENTS = 1000;
 const START = 1_000_000_000_000;
-const dist = path.join(__dirname, '..', 'dist', 'src');
 const recipient = (i) => `3538730${String(i).padStart(5, '0')}`;
 
-async function seed(url) {
-  const { createKnex } = require(path.join(dist, 'db/knex'));
-  const { migrateLatest } = require(path.join(dist, 'db/migrations'));
-  const { importDataset } = require(path.join(dist, 'dataset/import'));
-  const db = createKnex(url);
-  await migrateLatest(db);
-  const sub = (msisdn) => ({
-    tenant: 'bench',
-    msisdn,
-    status: 'active',
-    paymentType: 'prepaid',
-    balance: '0',
-    currency: 'EUR',
-  });
-  await importDataset(
-    db,
+const sub = (msisdn) => ({
+  tenant: 'bench',
+  msisdn,
+  status: 'active',
+  paymentType: 'prepaid',
+  balance: '0',
+  currency: 'EUR',
+});
+
+const DATASET = {
+  tenants: [{ name: 'bench' }],
+  clients: [
     {
-      tenants: [{ name: 'bench' }],
-      clients: [
-        {
-          tenant: 'bench',
-          username: 'bench',
-          password: 'bench-password',
-          permissions: [
-            'SQS_DONATION_PERMISSION',
-            'SQS_GROUP_READ_PERMISSION',
-            'SQS_GROUP_CREATE_UPDATE_PERMISSION',
-          ],
-        },
-      ],
-      subscribers: [sub('353871000001'), ...Array.from({ length: RECIPIENTS }, (_, i) => sub(recipient(i)))],
-      planDefinitions: [
-        {
-          tenant: 'bench',
-          name: 'Bench',
-          unitMeteringType: 'volume',
-          unitAmount: START,
-          shareable: true,
-          recurring: true,
-          shareQuotaType: 'amount',
-          maxRecipients: 1000,
-        },
-      ],
-      subscriberPlans: [
-        { tenant: 'bench', id: 1, msisdn: '353871000001', planDefinition: 'Bench', remaining: START },
+      tenant: 'bench',
+      username: 'bench',
+      password: 'bench-password',
+      permissions: [
+        'SQS_DONATION_PERMISSION',
+        'SQS_GROUP_READ_PERMISSION',
+        'SQS_GROUP_CREATE_UPDATE_PERMISSION',
       ],
     },
-    { nowMs: () => Date.now() },
-  );
-  await db.destroy();
-}
-
-function run(opts) {
-  return new Promise((resolve, reject) => autocannon(opts, (err, r) => (err ? reject(err) : resolve(r))));
-}
+  ],
+  subscribers: [sub('353871000001'), ...Array.from({ length: RECIPIENTS }, (_, i) => sub(recipient(i)))],
+  planDefinitions: [
+    {
+      tenant: 'bench',
+      name: 'Bench',
+      unitMeteringType: 'volume',
+      unitAmount: START,
+      shareable: true,
+      recurring: true,
+      shareQuotaType: 'amount',
+      maxRecipients: 1000,
+    },
+  ],
+  subscriberPlans: [
+    { tenant: 'bench', id: 1, msisdn: '353871000001', planDefinition: 'Bench', remaining: START },
+  ],
+};
 
 async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-bench-'));
-  const url = `sqlite:${path.join(dir, 'bench.sqlite3')}`;
-  await seed(url);
-  const port = 18000 + Math.floor(Math.random() * 1000);
-  const server = fork(path.join(dist, 'main.js'), [], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const { url, db: seeded, cleanup } = await seedDatabase(DATASET);
+  await seeded.destroy();
+  const { base, stop } = await startServer(url);
   const headers = {
-    authorization: `Basic ${Buffer.from('bench:bench-password').toString('base64')}`,
+    authorization: basic('bench', 'bench-password'),
     tenant: 'bench',
     permissions: 'SQS_DONATION_PERMISSION',
     'content-type': 'application/json',
@@ -139,15 +105,9 @@ async function main() {
     ],
     ['group with 10 members', { url: `${base}/sqs/api/groups/${group.id}`, headers, connections: 32 }],
   ];
-  for (const [name, opts] of cases) {
-    const r = await run({ ...opts, duration: SECONDS });
-    console.log(
-      `${name.padEnd(22)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`,
-    );
-  }
-  server.kill();
-  const { createKnex } = require(path.join(dist, 'db/knex'));
-  const db = createKnex(url);
+  for (const [name, opts] of cases) report(name, await run({ ...opts, duration: SECONDS }));
+  stop();
+  const db = openDatabase(url);
   const remaining = Number((await db('subscriber_plans').where({ id: 1 }).first()).remaining);
   const granted = Number((await db('allowances').sum({ s: 'amount' }).first()).s);
   const donations = Number((await db('donations').count({ n: '*' }).first()).n);
@@ -155,7 +115,7 @@ async function main() {
     `${donations} donations; remaining ${remaining} + granted ${granted} = ${remaining + granted} (started ${START}) ${remaining + granted === START ? 'conserved' : 'NOT CONSERVED'}`,
   );
   await db.destroy();
-  fs.rmSync(dir, { recursive: true, force: true });
+  cleanup();
 }
 
 main().catch((err) => {
