@@ -259,10 +259,8 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
     }
     for (const [i, d] of (ds.planDefinitions ?? []).entries()) {
       const tenant = await tenantId(trx, d.tenant, `$.planDefinitions[${i}].tenant`);
-      const { created, changed } = await upsertPlanDefinition(trx, {
-        tenantId: tenant,
-        ...validatePlanDefinition(d),
-      });
+      const valid = await atPath(`$.planDefinitions[${i}]`, async () => validatePlanDefinition(d));
+      const { created, changed } = await upsertPlanDefinition(trx, { tenantId: tenant, ...valid });
       summary.planDefinitions[created ? 'created' : changed ? 'updated' : 'unchanged']++;
     }
     for (const [i, p] of (ds.subscriberPlans ?? []).entries()) {

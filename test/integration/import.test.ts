@@ -202,6 +202,23 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
       },
       '$.subscribers[1].msisdn',
     ],
+    [
+      'blank plan definition name',
+      {
+        planDefinitions: [
+          {
+            tenant: 'demo',
+            name: '   ',
+            unitMeteringType: 'volume',
+            unitAmount: 1000,
+            shareable: true,
+            recurring: false,
+            shareQuotaType: 'amount',
+          },
+        ],
+      },
+      '$.planDefinitions[0].name',
+    ],
   ];
   it.each(bad)('rejects a file with %s at %s... and writes nothing', async (_name, doc, path) => {
     const before = await dumpTables(t.db, TABLES);
