@@ -49,6 +49,13 @@ export interface LocationPage {
 /** Largest GraphQL page. */
 export const MAX_PAGE = 500;
 
+/** Each child kind of a location tree and its table. */
+const CHILD_TABLES = [
+  ['rates', 'location_rates'],
+  ['infos', 'location_infos'],
+  ['profiles', 'location_profiles'],
+] as const;
+
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -93,9 +100,7 @@ export function validateLocationTree(tree: LocationTree, prefix = ''): void {
     checkName(errors, `${prefix}profiles[${i}].name`, p.name);
     checkDescription(errors, `${prefix}profiles[${i}].description`, p.description);
   });
-  distinct('rates', tree.rates?.map((r) => r.name) ?? []);
-  distinct('infos', tree.infos?.map((r) => r.name) ?? []);
-  distinct('profiles', tree.profiles?.map((r) => r.name) ?? []);
+  for (const [kind] of CHILD_TABLES) distinct(kind, tree[kind]?.map((c) => c.name) ?? []);
   if (errors.length)
     throw new BadUserInputError(`invalid location: ${errors[0].field} ${errors[0].description}`, errors);
 }
@@ -145,27 +150,16 @@ export async function upsertLocationTree(
   }
   for (const p of tree.profiles ?? []) changed = (await upsertProfile(db, location.id, p)) || changed;
   if (replaceChildren) {
-    if (tree.rates)
-      await deleteChildrenExcept(
-        db,
-        'location_rates',
-        location.id,
-        tree.rates.map((r) => r.name),
-      );
-    if (tree.infos)
-      await deleteChildrenExcept(
-        db,
-        'location_infos',
-        location.id,
-        tree.infos.map((r) => r.name),
-      );
-    if (tree.profiles)
-      await deleteChildrenExcept(
-        db,
-        'location_profiles',
-        location.id,
-        tree.profiles.map((r) => r.name),
-      );
+    for (const [kind, table] of CHILD_TABLES) {
+      const given = tree[kind];
+      if (given)
+        await deleteChildrenExcept(
+          db,
+          table,
+          location.id,
+          given.map((c) => c.name),
+        );
+    }
   }
   return { location, changed };
 }
