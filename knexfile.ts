@@ -1,4 +1,4 @@
-import { knexConfig } from './src/db/knex';
+import { MAINTENANCE_DB_LIMITS, knexConfig } from './src/db/knex';
 import { migrationSource } from './src/db/migrations';
 
 /**
@@ -6,6 +6,6 @@ import { migrationSource } from './src/db/migrations';
  * embedded SQLite file) and the same migration list. Prefer `npm run cli -- migrate`.
  */
 module.exports = {
-  ...knexConfig(process.env.DATABASE_URL || 'sqlite:var/gateway.sqlite3'),
+  ...knexConfig(process.env.DATABASE_URL || 'sqlite:var/gateway.sqlite3', MAINTENANCE_DB_LIMITS),
   migrations: { migrationSource },
 };

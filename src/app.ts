@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { bodyParser } from '@koa/bodyparser';
@@ -8,16 +8,18 @@ import Router from '@koa/router';
 import depthLimit from 'graphql-depth-limit';
 import Koa, { Context } from 'koa';
 import { Knex } from 'knex';
-import { Registry, collectDefaultMetrics, Histogram } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 import { Authenticator } from './auth/authenticate';
 import { Config } from './config';
-import { ping } from './db/knex';
+import { databaseFailureOf, ping } from './db/knex';
+import { RETRY_AFTER_SECONDS, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { makeFormatError } from './graphql/format-error';
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
+import { runInRequestScope } from './lib/request-scope';
 import { Logger } from './logger';
 import { BODY_LIMIT_BYTES } from './rest/body';
 import { sendBody } from './rest/respond';
@@ -42,6 +44,13 @@ export interface GatewayApp {
   koa: Koa;
   services: Services;
   metrics: Registry;
+  /** Requests being served right now (probes included). */
+  inflight(): number;
+  /**
+   * Starts draining for shutdown: responses from now on carry `connection: close`, and the
+   * promise resolves true once no request is in flight, or false after `timeoutMs`.
+   */
+  drain(timeoutMs: number): Promise<boolean>;
   /** Stops Apollo (the database is the caller's). */
   close(): Promise<void>;
 }
@@ -49,11 +58,18 @@ export interface GatewayApp {
 /** Queries deeper than this are rejected at validation (CONTRACT §7 limits). */
 export const MAX_QUERY_DEPTH = 12;
 
+/** Milliseconds past its deadline after which a request still unanswered gets 503 anyway. */
+export const DEADLINE_GRACE_MS = 1000;
+
+/** Longest `/readyz` waits for the database, ms. */
+export const READY_TIMEOUT_MS = 900;
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Builds the Koa application. Middleware order: request id → error guard → overload guard →
- * metrics → system routes → /graphql → legacy REST rows → 404.
+ * Builds the Koa application. Middleware order: request id → error guard → in-flight count →
+ * probes (/healthz, /readyz, /metrics: never shed) → overload guard → deadline → metrics →
+ * /graphql → legacy REST rows → 404.
  */
 export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
@@ -86,7 +102,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     csrfPrevention: true,
     formatError: makeFormatError(logger),
     validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+    // main.ts drains requests on SIGTERM/SIGINT; Apollo's own handler would re-raise the signal.
+    stopOnTerminationSignals: false,
     plugins: [
+      serviceUnavailablePlugin(),
       credentialsPlugin(config.graphqlSandbox),
       config.graphqlSandbox
         ? ApolloServerPluginLandingPageLocalDefault({
@@ -105,6 +124,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',
     labelNames: ['method', 'route', 'status'],
+    registers: [metrics],
+  });
+  const shed = new Counter({
+    name: 'http_requests_shed_total',
+    help: 'Requests refused with 503 because MAX_INFLIGHT requests were in flight',
     registers: [metrics],
   });
 
@@ -134,17 +158,70 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   });
 
   let inflight = 0;
+  let draining = false;
+  let idle: (() => void) | undefined;
   koa.use(async (ctx, next) => {
-    if (inflight >= config.maxInflight) {
-      ctx.set('retry-after', '1');
-      sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
-      return;
-    }
     inflight++;
+    if (draining) ctx.set('connection', 'close');
     try {
       await next();
     } finally {
-      inflight--;
+      if (--inflight === 0) idle?.();
+    }
+  });
+
+  const system = new Router();
+  system.get('/healthz', (ctx) => sendBody(ctx, 200, { status: 'ok', version: VERSION }));
+  system.get('/readyz', async (ctx) => {
+    try {
+      await runInRequestScope(READY_TIMEOUT_MS, () => withTimeout(ping(db), READY_TIMEOUT_MS));
+      sendBody(ctx, 200, { status: 'ready' });
+    } catch (err) {
+      logger.warn({ err }, 'readiness check failed');
+      sendBody(ctx, 503, { status: 'unavailable' });
+    }
+  });
+  system.get('/metrics', async (ctx) => {
+    ctx.type = metrics.contentType;
+    ctx.body = await metrics.metrics();
+  });
+  koa.use(system.routes());
+
+  // Probes above are never shed; everything below counts against MAX_INFLIGHT.
+  let admitted = 0;
+  koa.use(async (ctx, next) => {
+    if (admitted >= config.maxInflight) {
+      shed.inc();
+      ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+      sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
+      return;
+    }
+    admitted++;
+    try {
+      await next();
+    } finally {
+      admitted--;
+    }
+  });
+
+  // Every request runs with a deadline (REQUEST_TIMEOUT_MS; ratings tighten it to
+  // RATING_TIMEOUT_MS) that bounds its database statements; one still unanswered a grace period
+  // later gets 503 (a wait somewhere that is not bounded: logged as an error).
+  koa.use(async (ctx, next) => {
+    const work = runInRequestScope(config.requestTimeoutMs, () => next());
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), config.requestTimeoutMs + DEADLINE_GRACE_MS);
+    });
+    try {
+      if ((await Promise.race([work, late])) === 'late') {
+        work.catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'late failure'));
+        logger.error({ requestId: ctx.state.requestId, path: ctx.path }, 'request outlived its deadline');
+        ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+        sendBody(ctx, 503, { errorCode: 1, message: 'request deadline exceeded, retry later' });
+      }
+    } finally {
+      clearTimeout(timer);
     }
   });
 
@@ -160,23 +237,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       });
     }
   });
-
-  const system = new Router();
-  system.get('/healthz', (ctx) => sendBody(ctx, 200, { status: 'ok', version: VERSION }));
-  system.get('/readyz', async (ctx) => {
-    try {
-      await ping(db);
-      sendBody(ctx, 200, { status: 'ready' });
-    } catch (err) {
-      logger.warn({ err }, 'readiness check failed');
-      sendBody(ctx, 503, { status: 'unavailable' });
-    }
-  });
-  system.get('/metrics', async (ctx) => {
-    ctx.type = metrics.contentType;
-    ctx.body = await metrics.metrics();
-  });
-  koa.use(system.routes());
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
@@ -211,9 +271,56 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext);
+  const rest = restRouter(ROUTES, schema, makeContext, logger);
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
-  return { koa, services, metrics, close: () => apollo.stop() };
+  return {
+    koa,
+    services,
+    metrics,
+    inflight: () => inflight,
+    drain: (timeoutMs) => {
+      draining = true;
+      if (inflight === 0) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        idle = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    },
+    close: () => apollo.stop(),
+  };
+}
+
+/** Resolves or rejects like `p`, or rejects after `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Apollo plugin (CONTRACT §8): a request whose errors include a database outage answers HTTP 503
+ * with `retry-after` (the errors themselves carry `SERVICE_UNAVAILABLE`, see format-error.ts).
+ */
+function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, errors }) {
+          if (!errors?.some((e) => databaseFailureOf(e) || domainErrorOf(e)?.code === 'SERVICE_UNAVAILABLE'))
+            return;
+          response.http.status = 503;
+          response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+        },
+      };
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DbLimits } from './db/knex';
 
 /**
  * The service configuration, read once from the environment (CONTRACT §8).
@@ -31,6 +32,14 @@ export interface Config {
   trustProxy: boolean;
   /** `NODE_ENV === 'production'`. */
   production: boolean;
+  /** Load the demo dataset into an empty database and allow demo credentials (default on unless production). */
+  demoData: boolean;
+  /** Longest wait for in-flight requests on SIGTERM/SIGINT before the process exits anyway, ms (default 10000). */
+  shutdownTimeoutMs: number;
+  /** Deadline of a request other than a rating, from its arrival, ms (default 5000). */
+  requestTimeoutMs: number;
+  /** Bounds on every database wait (DB_* variables). */
+  db: DbLimits;
 }
 
 /** Raised when the environment holds an invalid value; the message names every offending variable. */
@@ -71,6 +80,15 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: bool.default(false),
   NODE_ENV: z.string().optional(),
+  DEMO_DATA: bool.optional(),
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: int(100, 600_000).default(5000),
+  DB_POOL_MAX: int(1, 1000).default(10),
+  DB_ACQUIRE_TIMEOUT_MS: int(1, 600_000).default(1000),
+  DB_CONNECT_TIMEOUT_MS: int(1, 600_000).default(1000),
+  DB_STATEMENT_TIMEOUT_MS: int(1, 600_000).default(2000),
+  DB_LOCK_WAIT_TIMEOUT_SECONDS: int(1, 3600).default(1),
+  SQLITE_BUSY_TIMEOUT_MS: int(0, 60_000).default(200),
 });
 
 /**
@@ -87,6 +105,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
+  if (e.DB_LOCK_WAIT_TIMEOUT_SECONDS * 1000 >= e.RATING_TIMEOUT_MS)
+    throw new ConfigError(
+      'invalid configuration:\n  DB_LOCK_WAIT_TIMEOUT_SECONDS: must be shorter than RATING_TIMEOUT_MS (a locked row answers 2003 before the rating deadline)',
+    );
   return {
     databaseUrl: e.DATABASE_URL,
     port: e.PORT,
@@ -101,5 +123,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     production,
+    demoData: e.DEMO_DATA ?? !production,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    db: {
+      poolMax: e.DB_POOL_MAX,
+      acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+      lockWaitTimeoutSeconds: e.DB_LOCK_WAIT_TIMEOUT_SECONDS,
+      sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
+    },
   };
 }

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'UNPROCESSABLE'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
 /** One offending input field, as in the 412 body `{"errors":[{"field","description"}]}`. */
@@ -107,6 +108,50 @@ export class OAuthRequestError extends BadUserInputError {
       errorDescription,
       fields.map((field) => ({ field, description: errorDescription })),
       { error, error_description: errorDescription },
+    );
+  }
+}
+
+/**
+ * A database statement that did not finish in time: the request's deadline had passed before it
+ * was sent, or it ran past its statement bound (its connection was then dropped, so the server
+ * rolled back the open transaction). `commit` is true when the statement was a COMMIT, whose
+ * outcome is therefore unknown. Classified as a `timeout` by `databaseFailureOf`.
+ */
+export class DatabaseTimeoutError extends Error {
+  override name = 'DatabaseTimeoutError';
+  constructor(
+    message: string,
+    readonly commit = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Seconds a client should wait before retrying a request refused because the database or the
+ * gateway is unavailable (`retry-after` header).
+ */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The database is unreachable, too slow or locked, or the request's deadline passed
+ * (CONTRACT §8 "When things fail"): HTTP 503 with `retry-after` on REST paths (rating rows answer
+ * 200 with 2002/2003/5001 instead), `extensions.code` SERVICE_UNAVAILABLE in GraphQL. Nothing was
+ * changed, so the request can be retried as it is. `cause` says which: `unreachable`, `timeout`
+ * (a bounded wait ran out) or `deadline` (the request's own deadline passed).
+ */
+export class ServiceUnavailableError extends DomainError {
+  constructor(readonly reason: 'unreachable' | 'timeout' | 'deadline') {
+    super(
+      reason === 'unreachable'
+        ? 'database unavailable, retry later'
+        : reason === 'timeout'
+          ? 'database did not answer in time, retry later'
+          : 'request deadline exceeded, retry later',
+      'SERVICE_UNAVAILABLE',
+      503,
+      { reason, http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) } },
     );
   }
 }

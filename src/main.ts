@@ -2,11 +2,17 @@ import 'reflect-metadata';
 import http from 'node:http';
 import { Knex } from 'knex';
 import { createApp } from './app';
-import { findClientByUsername } from './auth/client.store';
+import { findClientByUsername, listClientHashes } from './auth/client.store';
 import { verifyPassword } from './auth/password';
 import { Config, ConfigError, loadConfig } from './config';
 import { importDataset } from './dataset/import';
-import { DEMO_CREDENTIALS, demoAuthorization, demoDataset, seedDemoFamily } from './dataset/demo';
+import {
+  DEMO_CREDENTIALS,
+  OTHER_TENANT_CREDENTIALS,
+  demoAuthorization,
+  demoDataset,
+  seedDemoFamily,
+} from './dataset/demo';
 import { createKnex } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
@@ -21,26 +27,84 @@ async function demoClientPresent(db: Knex): Promise<boolean> {
   return !!c && c.enabled && (await verifyPassword(DEMO_CREDENTIALS.password, c.passwordHash));
 }
 
+/** Raised at start-up when the configuration and the database together are unsafe to serve. */
+export class UnsafeStartError extends Error {
+  override name = 'UnsafeStartError';
+}
+
 /**
- * Process entry (CONTRACT §8): migrate, load the demo dataset into an empty database, serve on
- * HOST:PORT, print the URLs and demo credentials, and shut down gracefully on SIGINT/SIGTERM.
- * Resolves with the listening server.
+ * Production refuses to serve a client whose password is one of the published demo passwords
+ * (issue 10 "Safe production defaults").
+ * @throws UnsafeStartError naming the clients.
+ */
+export async function assertNoDemoPasswords(db: Knex): Promise<void> {
+  const demoPasswords = [DEMO_CREDENTIALS.password, OTHER_TENANT_CREDENTIALS.password];
+  const offenders: string[] = [];
+  for (const c of await listClientHashes(db)) {
+    for (const password of demoPasswords)
+      if (await verifyPassword(password, c.passwordHash)) offenders.push(c.username);
+  }
+  if (offenders.length)
+    throw new UnsafeStartError(
+      `refusing to start in production: API client(s) ${offenders.join(', ')} use a published demo password; ` +
+        'change it with `client create` or remove the client',
+    );
+}
+
+/**
+ * Migrates the database (statements unbounded: a migration may take long) and, when `DEMO_DATA`
+ * is on and the database is empty, loads the demo dataset (CONTRACT §8).
+ */
+export async function prepareDatabase(config: Config, logger: Logger): Promise<void> {
+  const db = createKnex(config.databaseUrl, { ...config.db, statementTimeoutMs: 0 }, knexLog(logger));
+  try {
+    const applied = await migrateLatest(db);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+    if (config.demoData && (await countTenants(db)) === 0) {
+      const summary = await importDataset(db, demoDataset(), systemClock);
+      const tenant = (await findTenantByName(db, DEMO_CREDENTIALS.tenant))!;
+      const sharing = createServices(db, config, systemClock, logger).sharing;
+      const familyGroupId = await seedDemoFamily(sharing, tenant.id);
+      logger.info({ summary, familyGroupId }, 'demo dataset loaded into the empty database');
+    }
+    if (config.production) await assertNoDemoPasswords(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** knex's own warnings as pino lines. */
+function knexLog(logger: Logger) {
+  return {
+    warn: (msg: string) => logger.warn({ knex: msg }, 'knex'),
+    error: (msg: string) => logger.error({ knex: msg }, 'knex'),
+  };
+}
+
+/** A served gateway and the way to stop it. */
+export interface RunningGateway {
+  server: http.Server;
+  /**
+   * Graceful shutdown (issue 10): stops accepting connections, lets in-flight requests finish
+   * for up to SHUTDOWN_TIMEOUT_MS, closes idle keep-alive connections, stops Apollo and closes
+   * the pool. Resolves true when every request finished in time.
+   */
+  shutdown(reason: string): Promise<boolean>;
+}
+
+/**
+ * Process entry (CONTRACT §8): migrate, load the demo dataset into an empty database when
+ * DEMO_DATA is on, serve on HOST:PORT, print the URLs (and the demo credentials when they work).
+ * The caller wires signals to `shutdown` (see main).
  */
 export async function serve(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
-): Promise<http.Server> {
-  const db = createKnex(config.databaseUrl);
-  const applied = await migrateLatest(db);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
-  if ((await countTenants(db)) === 0) {
-    const summary = await importDataset(db, demoDataset(), systemClock);
-    const tenant = (await findTenantByName(db, DEMO_CREDENTIALS.tenant))!;
-    const sharing = createServices(db, config, systemClock, logger).sharing;
-    const familyGroupId = await seedDemoFamily(sharing, tenant.id);
-    logger.info({ summary, familyGroupId }, 'demo dataset loaded into the empty database');
-  }
-  const demo = await demoClientPresent(db);
+): Promise<RunningGateway> {
+  await prepareDatabase(config, logger);
+  const db = createKnex(config.databaseUrl, config.db, knexLog(logger));
+  // The sandbox is pre-filled only with demo data on, never in production.
+  const demo = config.demoData && !config.production && (await demoClientPresent(db));
   const app = await createApp({
     config,
     db,
@@ -65,21 +129,23 @@ export async function serve(
     );
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down');
-    server.close(async () => {
+  let stopping: Promise<boolean> | undefined;
+  const shutdown = (reason: string): Promise<boolean> => {
+    stopping ??= (async () => {
+      logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = await app.drain(config.shutdownTimeoutMs);
+      server.closeAllConnections();
+      await closed;
       await app.close();
       await db.destroy();
-      process.exit(0);
-    });
-    setTimeout(() => process.exit(1), 10_000).unref();
+      logger.info({ drained }, drained ? 'shut down cleanly' : 'shut down with requests still in flight');
+      return drained;
+    })();
+    return stopping;
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  return server;
+  return { server, shutdown };
 }
 
 /** Runs `serve` with the environment's configuration; a bad configuration exits with status 2. */
@@ -94,7 +160,27 @@ export async function main(): Promise<void> {
     }
     throw err;
   }
-  await serve(config);
+  await runGateway(config);
+}
+
+/**
+ * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (CONTRACT §8: SIGTERM
+ * drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
+ */
+export async function runGateway(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const gateway = await serve(config, logger);
+  const onSignal = (signal: NodeJS.Signals) => {
+    gateway.shutdown(signal).then(
+      () => logger.flush(() => process.exit(0)),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        logger.flush(() => process.exit(1));
+      },
+    );
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
 }
 
 if (require.main === module) {

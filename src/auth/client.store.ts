@@ -87,3 +87,12 @@ export async function updateClient(db: Knex, id: number, c: ClientWrite, nowMs: 
       updated_at: nowMs,
     });
 }
+
+/** Every API client's username and stored password hash (start-up checks; no secrets leave the process). */
+export async function listClientHashes(db: Knex): Promise<Array<{ username: string; passwordHash: string }>> {
+  const rows = await db('api_clients').select('username', 'password_hash');
+  return rows.map((r: { username: string; password_hash: string }) => ({
+    username: r.username,
+    passwordHash: r.password_hash,
+  }));
+}

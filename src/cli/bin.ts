@@ -8,12 +8,12 @@ import { hashPassword } from '../auth/password';
 import { parsePermissions } from '../auth/permissions';
 import { ConfigError, loadConfig } from '../config';
 import { DatasetError, importDataset } from '../dataset/import';
-import { createKnex } from '../db/knex';
+import { MAINTENANCE_DB_LIMITS, createKnex } from '../db/knex';
 import { migrateLatest } from '../db/migrations';
 import { printGatewaySchema } from '../graphql/schema';
 import { systemClock } from '../lib/clock';
 import { createLogger } from '../logger';
-import { serve } from '../main';
+import { runGateway } from '../main';
 import { createServices } from '../services';
 import { upsertTenant } from '../modules/tenants/tenant.store';
 import { VERSION } from '../version';
@@ -22,7 +22,7 @@ import { VERSION } from '../version';
 class CliError extends Error {}
 
 async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
-  const db = createKnex(loadConfig().databaseUrl);
+  const db = createKnex(loadConfig().databaseUrl, MAINTENANCE_DB_LIMITS);
   try {
     return await fn(db);
   } finally {
@@ -129,7 +129,7 @@ export function buildCli(): Command {
     .command('serve')
     .description('migrate, load the demo data into an empty database, and serve')
     .action(async () => {
-      await serve(loadConfig());
+      await runGateway(loadConfig());
     });
 
   program

@@ -1,20 +1,82 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
+import { DatabaseTimeoutError } from '../errors';
+import { remainingMs } from '../lib/request-scope';
 
-/** Seconds a MySQL statement waits for a row lock before failing (ER_LOCK_WAIT_TIMEOUT). */
-export const LOCK_WAIT_TIMEOUT_SECONDS = 3;
+/**
+ * Bounds on every database wait (issue 10 "Deadlines everywhere"; CONTRACT §8 "When things
+ * fail"). All in milliseconds except `lockWaitTimeoutSeconds`.
+ */
+export interface DbLimits {
+  /** MySQL pool size (SQLite always uses one connection). */
+  poolMax: number;
+  /** Longest wait for a pooled connection before the request fails (knex/tarn acquire timeout). */
+  acquireTimeoutMs: number;
+  /** Longest TCP connect + handshake to MySQL/MariaDB (mysql2 `connectTimeout`). */
+  connectTimeoutMs: number;
+  /**
+   * Longest one statement may run inside a request. Enforced by the server on MariaDB
+   * (`max_statement_time`) or MySQL (`max_execution_time`, SELECT only) and by the client on every
+   * statement sent during a request (also capped by the request's own deadline): a statement past
+   * its bound destroys its connection, which makes the server roll back the open transaction.
+   * 0 disables both (migrations and CLI commands).
+   */
+  statementTimeoutMs: number;
+  /** InnoDB row-lock wait (integer seconds, at least 1); kept below RATING_TIMEOUT_MS. */
+  lockWaitTimeoutSeconds: number;
+  /** SQLite `busy_timeout`: how long a write waits for another process's lock (it blocks the event loop). */
+  sqliteBusyTimeoutMs: number;
+}
+
+/** Serving defaults (the configuration table in the README lists the variables). */
+export const DEFAULT_DB_LIMITS: DbLimits = {
+  poolMax: 10,
+  acquireTimeoutMs: 1000,
+  connectTimeoutMs: 1000,
+  statementTimeoutMs: 2000,
+  lockWaitTimeoutSeconds: 1,
+  sqliteBusyTimeoutMs: 200,
+};
+
+/** Limits for migrations and CLI commands: the same connection bounds, no statement timeout. */
+export const MAINTENANCE_DB_LIMITS: DbLimits = { ...DEFAULT_DB_LIMITS, statementTimeoutMs: 0 };
+
+/** Milliseconds a COMMIT may take past the request deadline before its connection is dropped. */
+const COMMIT_GRACE_MS = 250;
 
 /** The database dialects the gateway runs on. */
 export type Dialect = 'sqlite' | 'mysql';
 
+type RawConnection = { query(sql: string, cb: (err: Error | null) => void): void };
+
+/**
+ * Runs session statements on a new MySQL connection in order; each entry may name a fallback
+ * statement for servers that do not know the first one's variable (MariaDB vs MySQL).
+ */
+function mysqlSession(
+  conn: RawConnection,
+  statements: Array<[string, string?]>,
+  done: (err: Error | null) => void,
+): void {
+  const [first, ...rest] = statements;
+  if (!first) return done(null);
+  conn.query(first[0], (err) => {
+    const unknown = (err as { code?: string } | null)?.code === 'ER_UNKNOWN_SYSTEM_VARIABLE';
+    if (err && unknown && first[1]) return mysqlSession(conn, [[first[1]], ...rest], done);
+    if (err) return done(err);
+    mysqlSession(conn, rest, done);
+  });
+}
+
 /**
  * Builds the knex configuration for a `DATABASE_URL` (CONTRACT §8):
  * `sqlite:<path>` (file, parent directory created), `sqlite::memory:`, or
- * `mysql://user:pass@host:port/database` (MySQL 8 / MariaDB 10.6+ through mysql2).
+ * `mysql://user:pass@host:port/database` (MySQL 8 / MariaDB 10.6+ through mysql2), with every
+ * wait bounded by `limits`.
  * @throws Error for any other scheme.
  */
-export function knexConfig(databaseUrl: string): Knex.Config {
+export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS): Knex.Config {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     const memory = file === ':memory:';
@@ -27,10 +89,11 @@ export function knexConfig(databaseUrl: string): Knex.Config {
       pool: {
         min: 1,
         max: 1,
+        acquireTimeoutMillis: limits.acquireTimeoutMs,
         afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
           if (!memory) conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
-          conn.pragma('busy_timeout = 5000');
+          conn.pragma(`busy_timeout = ${limits.sqliteBusyTimeoutMs}`);
           done(null, conn);
         },
       },
@@ -38,6 +101,15 @@ export function knexConfig(databaseUrl: string): Knex.Config {
   }
   if (databaseUrl.startsWith('mysql://')) {
     const url = new URL(databaseUrl);
+    const session: Array<[string, string?]> = [
+      // A row lock held longer than this is a repository timeout (charging maps it to 2003).
+      [`SET SESSION innodb_lock_wait_timeout = ${limits.lockWaitTimeoutSeconds}`],
+    ];
+    if (limits.statementTimeoutMs > 0)
+      session.push([
+        `SET SESSION max_statement_time = ${limits.statementTimeoutMs / 1000}`,
+        `SET SESSION max_execution_time = ${limits.statementTimeoutMs}`,
+      ]);
     return {
       client: 'mysql2',
       connection: {
@@ -48,6 +120,7 @@ export function knexConfig(databaseUrl: string): Knex.Config {
         database: decodeURIComponent(url.pathname.slice(1)),
         charset: 'utf8mb4',
         timezone: 'Z',
+        connectTimeout: limits.connectTimeoutMs,
         // BIGINT micro-units and quotas come back as exact numbers (safe range) or strings.
         supportBigNumbers: true,
         bigNumberStrings: false,
@@ -55,16 +128,11 @@ export function knexConfig(databaseUrl: string): Knex.Config {
       },
       pool: {
         min: 0,
-        max: 10,
-        // A row lock held longer than this is a repository timeout (charging maps it to 2003),
-        // not a 50-second stall.
-        afterCreate(
-          conn: { query(sql: string, cb: (err: Error | null) => void): void },
-          done: (err: Error | null, conn: unknown) => void,
-        ) {
-          conn.query(`SET SESSION innodb_lock_wait_timeout = ${LOCK_WAIT_TIMEOUT_SECONDS}`, (err) =>
-            done(err, conn),
-          );
+        max: limits.poolMax,
+        acquireTimeoutMillis: limits.acquireTimeoutMs,
+        createTimeoutMillis: limits.connectTimeoutMs + 500,
+        afterCreate(conn: RawConnection, done: (err: Error | null, conn: unknown) => void) {
+          mysqlSession(conn, session, (err) => done(err, conn));
         },
       },
     };
@@ -72,9 +140,132 @@ export function knexConfig(databaseUrl: string): Knex.Config {
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`);
 }
 
-/** Opens a knex instance for `databaseUrl`; close it with `destroy()`. */
-export function createKnex(databaseUrl: string): Knex {
-  return knexFactory(knexConfig(databaseUrl));
+interface QueryClient {
+  _query(connection: unknown, obj: unknown): Promise<unknown>;
+}
+
+/**
+ * Bounds every statement sent during a request (see {@link DbLimits.statementTimeoutMs}): once
+ * the request's deadline has passed no statement is sent (ROLLBACK always is), and on MySQL a
+ * statement still running at min(statement timeout, time left) destroys its connection and fails
+ * with DatabaseTimeoutError (`commit` true when it was a COMMIT, whose outcome is then unknown).
+ * better-sqlite3 runs synchronously: only the deadline check and `busy_timeout` apply there.
+ * Statements outside a request (start-up, CLI) are not bounded here.
+ */
+function boundStatements(db: Knex, dialect: Dialect, limits: DbLimits): void {
+  if (limits.statementTimeoutMs <= 0) return;
+  const client = db.client as unknown as QueryClient;
+  const run = client._query.bind(client);
+  client._query = (connection, obj) => {
+    const left = remainingMs();
+    if (left === Infinity) return run(connection, obj);
+    const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
+    const rollback = /^\s*rollback/i.test(sql);
+    const commit = /^\s*commit/i.test(sql);
+    if (left <= 0 && !rollback)
+      return Promise.reject(
+        new DatabaseTimeoutError('request deadline passed before the statement was sent'),
+      );
+    if (dialect === 'sqlite') return run(connection, obj);
+    const budget = rollback
+      ? limits.statementTimeoutMs
+      : Math.min(limits.statementTimeoutMs, left + (commit ? COMMIT_GRACE_MS : 0));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const timer = setTimeout(
+        () =>
+          settle(() => {
+            // The server rolls back the connection's open transaction when it goes away.
+            (connection as { destroy(): void }).destroy();
+            reject(new DatabaseTimeoutError(`statement exceeded ${Math.round(budget)} ms`, commit));
+          }),
+        Math.max(1, budget),
+      );
+      run(connection, obj).then(
+        (value) => settle(() => resolve(value)),
+        (err: unknown) => settle(() => reject(err)),
+      );
+    });
+  };
+}
+
+/** Where knex writes its own warnings (pino in the service; see createKnex). */
+export interface KnexLog {
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/**
+ * Opens a knex instance for `databaseUrl` with every wait bounded by `limits` (default: the
+ * serving limits); close it with `destroy()`. `log` receives knex's own warnings (for example
+ * "Acquire connection error") instead of the console.
+ */
+export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS, log?: KnexLog): Knex {
+  const config = knexConfig(databaseUrl, limits);
+  if (log)
+    config.log = {
+      warn: (m: unknown) => log.warn(String(m)),
+      error: (m: unknown) => log.error(String(m)),
+      deprecate: (m: unknown) => log.warn(String(m)),
+      debug: () => undefined,
+    };
+  const db = knexFactory(config);
+  boundStatements(db, databaseUrl.startsWith('mysql') ? 'mysql' : 'sqlite', limits);
+  return db;
+}
+
+/** How a database failure shows to clients (CONTRACT §8 "When things fail"). */
+export type DatabaseFailure = 'unreachable' | 'timeout';
+
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+]);
+
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_STATEMENT_TIMEOUT',
+  'ER_QUERY_TIMEOUT',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
+
+/**
+ * Classifies an error from knex or a driver: `unreachable` (connection refused or lost, server
+ * gone), `timeout` (acquire, connect, lock wait, statement or request deadline), or undefined
+ * for anything else (a constraint, a bug). Follows `cause`/`originalError` chains.
+ */
+export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const x = e as { code?: string; name?: string; fatal?: boolean; message?: string };
+    if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
+    if (x.code && TIMEOUT_CODES.has(x.code)) return 'timeout';
+    if (x.code && UNREACHABLE_CODES.has(x.code)) return 'unreachable';
+    if (x.fatal === true || /connection is in closed state/.test(x.message ?? '')) return 'unreachable';
+    e = (x as { originalError?: unknown; cause?: unknown }).originalError ?? (x as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** The dialect behind a knex instance. */

@@ -1,17 +1,27 @@
 import { GraphQLFormattedError } from 'graphql';
-import { domainErrorOf } from '../errors';
+import { databaseFailureOf } from '../db/knex';
+import { ServiceUnavailableError, domainErrorOf } from '../errors';
 import { Logger } from '../logger';
 
 /**
  * Apollo `formatError` (CONTRACT §7): domain errors keep their message and `extensions`
  * (code and facts); GraphQL's own request errors (parse, validation, variable coercion) pass
- * through; anything unexpected is logged and masked as `internal error`. No stack trace is
- * ever returned.
+ * through; a database that is down, slow or locked is `SERVICE_UNAVAILABLE` (CONTRACT §8);
+ * anything unexpected is logged and masked as `internal error`. No stack trace is ever returned,
+ * nor the `http` extension Apollo reads the status from.
  */
 export function makeFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const domain = domainErrorOf(error);
-    if (domain) return { ...formatted, message: domain.message, extensions: { ...domain.extensions } };
+    let domain = domainErrorOf(error);
+    const failure = domain ? undefined : databaseFailureOf(error);
+    if (failure) {
+      logger.warn({ err: error }, 'database unavailable');
+      domain = new ServiceUnavailableError(failure);
+    }
+    if (domain) {
+      const { http: _http, ...extensions } = domain.extensions;
+      return { ...formatted, message: domain.message, extensions };
+    }
     const code = formatted.extensions?.code;
     if (!code || code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: error }, 'unexpected GraphQL error');

@@ -1,3 +1,4 @@
+import { ReturnCode } from '../modules/charging/return-codes';
 import { RestRoute, defineRoute } from './route';
 
 const row = (path: string, field: 'processRating' | 'processRefund') =>
@@ -10,6 +11,19 @@ const row = (path: string, field: 'processRating' | 'processRefund') =>
     // The body goes through whole: the service's parser gives wrongly typed fields their return codes.
     variables: ({ body }) => ({ request: body }),
     result: (data) => ({ status: 200, body: { returnCode: data[field].returnCode } }),
+    // CONTRACT §4/§8: every rating outcome is HTTP 200, also when the database fails before the
+    // service could decide (e.g. while authenticating): 2002 unreachable, 2003 timed out, 5001 deadline.
+    unavailable: (reason) => ({
+      status: 200,
+      body: {
+        returnCode:
+          reason === 'unreachable'
+            ? ReturnCode.SUBSCRIBER_REPOSITORY_ERROR
+            : reason === 'timeout'
+              ? ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT
+              : ReturnCode.INTERNAL_TIMEOUT,
+      },
+    }),
   });
 
 /**

@@ -1,5 +1,12 @@
 import { GraphQLError } from 'graphql';
-import { BadUserInputError, DomainError, OAuthRequestError, domainErrorOf } from '../errors';
+import { databaseFailureOf } from '../db/knex';
+import {
+  BadUserInputError,
+  DomainError,
+  OAuthRequestError,
+  ServiceUnavailableError,
+  domainErrorOf,
+} from '../errors';
 import { Logger } from '../logger';
 import { BodyError } from './body';
 import { ErrorStyle } from './route';
@@ -13,11 +20,18 @@ export interface RestFailure {
 
 /**
  * Classifies anything a REST row threw or the operation returned: body errors keep their
- * 400/413/415, domain errors their HTTP status, GraphQL request errors are 400, and anything
- * else is logged and becomes a bare 500 (no message or stack from inside).
+ * 400/413/415, domain errors their HTTP status, a database that is down, slow or locked 503
+ * (CONTRACT §8 "When things fail"), GraphQL request errors 400, and anything else is logged and
+ * becomes a bare 500 (no message or stack from inside).
  */
 export function toFailure(err: unknown, logger: Logger): RestFailure {
   if (err instanceof BodyError) return { status: err.status, message: err.message };
+  const dbFailure = domainErrorOf(err) ? undefined : databaseFailureOf(err);
+  if (dbFailure) {
+    logger.warn({ err }, 'database unavailable');
+    const domain = new ServiceUnavailableError(dbFailure);
+    return { status: 503, message: domain.message, domain };
+  }
   const domain = domainErrorOf(err);
   if (domain) return { status: domain.httpStatus, message: domain.message, domain };
   if (err instanceof GraphQLError && !err.originalError) return { status: 400, message: err.message };
@@ -29,7 +43,7 @@ export function toFailure(err: unknown, logger: Logger): RestFailure {
  * Renders a failure as the path's legacy error body (CONTRACT §1–3).
  * oauth: 401 is the published `{"error":"unauthorized","error_description":"authorization failed"}`,
  * 403 the common `{"errorCode":1,"message"}`, token request errors their own `error`,
- * other 4xx `invalid_request`, 5xx `server_error`.
+ * other 4xx `invalid_request`, 503 `temporarily_unavailable`, other 5xx `server_error`.
  * plain: `{"errorCode","message"}`, errorCode from the domain error when it has one, else 1.
  * sqs (spec 4.8): 412 `{"errors":[{"field","description"}]}`; 404, 409 and 422
  * `{"message","errorCode"}`; other statuses as plain.
@@ -39,6 +53,7 @@ export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, u
     if (f.status === 401) return { error: 'unauthorized', error_description: 'authorization failed' };
     if (f.domain instanceof OAuthRequestError)
       return { error: f.domain.error, error_description: f.domain.errorDescription };
+    if (f.status === 503) return { error: 'temporarily_unavailable', error_description: f.message };
     if (f.status >= 500) return { error: 'server_error', error_description: f.message };
     return { error: 'invalid_request', error_description: f.message };
   }

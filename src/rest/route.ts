@@ -1,5 +1,5 @@
 import { Permission } from '../auth/permissions';
-import { BadUserInputError } from '../errors';
+import { BadUserInputError, ServiceUnavailableError } from '../errors';
 
 /**
  * How a path renders its error bodies (CONTRACT §1–3):
@@ -47,6 +47,12 @@ export interface RestRoute<TData = unknown> {
   variables(input: RestInput): Record<string, unknown>;
   /** Operation data → status and legacy body. */
   result(data: TData, input: RestInput): RestOutput;
+  /**
+   * The answer when the database is unavailable or the deadline passed before the operation could
+   * decide (CONTRACT §8): absent, the path answers 503 with its error body and `retry-after`;
+   * rating rows answer HTTP 200 with a returnCode instead (CONTRACT §4).
+   */
+  unavailable?(reason: ServiceUnavailableError['reason']): RestOutput;
 }
 
 /** Declares a row with its data type checked. */

@@ -3,7 +3,14 @@ import { DocumentNode, GraphQLSchema, execute, parse, validate } from 'graphql';
 import type { Context } from 'koa';
 import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
-import { BadUserInputError, ForbiddenError, UnauthenticatedError } from '../errors';
+import { Logger } from '../logger';
+import {
+  BadUserInputError,
+  ForbiddenError,
+  RETRY_AFTER_SECONDS,
+  ServiceUnavailableError,
+  UnauthenticatedError,
+} from '../errors';
 import { readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { sendBody } from './respond';
@@ -67,6 +74,7 @@ export function restRouter(
   routes: ReadonlyArray<RestRoute<never>>,
   schema: GraphQLSchema,
   makeContext: (ctx: Context) => Promise<GatewayContext>,
+  logger: Logger,
 ): Router {
   const router = new Router();
   for (const { route, document } of compileRoutes(routes, schema)) {
@@ -75,8 +83,9 @@ export function restRouter(
         ctx.set('cache-control', 'no-store');
         ctx.set('pragma', 'no-cache');
       }
-      const gctx = await makeContext(ctx);
+      let gctx: GatewayContext | undefined;
       try {
+        gctx = await makeContext(ctx);
         checkTransport(route, ctx, gctx);
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
@@ -94,8 +103,16 @@ export function restRouter(
         const out = route.result(result.data as never, input);
         sendBody(ctx, out.status, out.body);
       } catch (err) {
-        const failure = toFailure(err, gctx.logger);
+        const failure = toFailure(err, gctx?.logger ?? logger);
         if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
+        if (failure.domain instanceof ServiceUnavailableError) {
+          if (route.unavailable) {
+            const out = route.unavailable(failure.domain.reason);
+            sendBody(ctx, out.status, out.body);
+            return;
+          }
+          ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+        }
         sendBody(ctx, failure.status, failureBody(route.style, failure));
       }
     };

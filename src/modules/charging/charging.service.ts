@@ -1,11 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
-import { isUniqueViolation } from '../../db/knex';
-import { BadUserInputError, NotFoundError } from '../../errors';
+import { databaseFailureOf, isUniqueViolation } from '../../db/knex';
+import { BadUserInputError, DatabaseTimeoutError, NotFoundError } from '../../errors';
+import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { Money, MoneyFormatError } from '../../lib/money';
 import { requireMsisdn } from '../../lib/msisdn';
+import { currentScope, withDeadline } from '../../lib/request-scope';
 import { Logger } from '../../logger';
 import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import {
@@ -43,7 +45,7 @@ export interface ChargingCaller {
 }
 
 /** Where an operation was when an infrastructure error hit it; decides the return code. */
-type Stage = 'replay' | 'lookup' | 'rating' | 'charging';
+type Stage = 'replay' | 'lookup' | 'rating' | 'charging' | 'commit';
 
 /** Records a decided outcome of the running operation in the ledger and returns it (see runOperation). */
 type RecordOutcome = (
@@ -55,16 +57,25 @@ type RecordOutcome = (
 
 class DeadlineExceeded extends Error {}
 
-const TIMEOUT_CODES = new Set([
-  'ER_LOCK_WAIT_TIMEOUT',
-  'SQLITE_BUSY',
-  'ETIMEDOUT',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-]);
-
-function isTimeout(err: unknown): boolean {
-  const e = err as { code?: string; name?: string };
-  return TIMEOUT_CODES.has(e?.code ?? '') || e?.name === 'KnexTimeoutError';
+/**
+ * The return code of an operation that failed on infrastructure (CONTRACT §4, §8): past the
+ * deadline 5001 (rolled back); a COMMIT whose outcome is unknown 5000 (a retry with the same
+ * operationId answers the recorded outcome); before charging, an unreachable database 2002 and a
+ * timed-out one 2003; the catalogue 3002; the balance/ledger write 4000; anything else 5000.
+ */
+function failureCode(err: unknown, stage: Stage, pastDeadline: boolean): ReturnCodeValue {
+  if (err instanceof DatabaseTimeoutError && err.commit) return ReturnCode.UNKNOWN_ERROR;
+  if (pastDeadline) return ReturnCode.INTERNAL_TIMEOUT;
+  const failure = databaseFailureOf(err);
+  if (stage === 'replay' || stage === 'lookup') {
+    if (failure === 'timeout' || err instanceof BulkheadTimeoutError)
+      return ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT;
+    if (failure === 'unreachable' || stage === 'lookup') return ReturnCode.SUBSCRIBER_REPOSITORY_ERROR;
+    return ReturnCode.UNKNOWN_ERROR;
+  }
+  if (stage === 'rating') return ReturnCode.RATING_ERROR;
+  if (stage === 'charging' || (stage === 'commit' && failure === undefined)) return ReturnCode.CHARGING_ERROR;
+  return ReturnCode.UNKNOWN_ERROR;
 }
 
 /**
@@ -118,6 +129,9 @@ function fromLedger(row: ChargeRow): RatingOutcome {
  * transaction; a repeat of an operationId is answered from the ledger.
  */
 export class ChargingService {
+  /** One operation per subscriber at a time holds a database connection (issue 10 bulkheads). */
+  private readonly bulkhead = new KeyedBulkhead(1);
+
   constructor(
     private readonly db: Knex,
     private readonly clock: Clock,
@@ -132,8 +146,9 @@ export class ChargingService {
    * (provider/application unknown 2001, no content match 3001, download fee without transport
    * rating 3003), balance (prepaid short 1000; postpaid accumulates). Decided outcomes (0, 1000,
    * 2000, 3001, 3003) are recorded once per operationId. Infrastructure failures roll back and
-   * map by stage: subscriber lookup 2002 (2003 when it timed out), rating 3002, balance/ledger
-   * write 4000, anything else 5000; past RATING_TIMEOUT_MS the transaction rolls back with 5001.
+   * map by stage (see failureCode): subscriber lookup 2002 (2003 when it timed out), rating 3002,
+   * balance/ledger write 4000, anything else 5000. RATING_TIMEOUT_MS counts from the request's
+   * arrival (authentication included); past it nothing is committed and the answer is 5001.
    */
   processRating(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
     const parsed = parseRatingRequest(body);
@@ -212,8 +227,44 @@ export class ChargingService {
       stage: (s: Stage) => void,
     ) => Promise<RatingOutcome>,
   ): Promise<RatingOutcome> {
+    return withDeadline(this.timeoutMs, () =>
+      this.bulkheaded(caller, kind, r, (deadline) => this.transact(caller, kind, r, deadline, body)),
+    );
+  }
+
+  /** Waits (off the pool) for the subscriber's turn, at most until the deadline. */
+  private async bulkheaded(
+    caller: ChargingCaller,
+    kind: ChargeKind,
+    r: RatingRequest,
+    run: (deadline: number) => Promise<RatingOutcome>,
+  ): Promise<RatingOutcome> {
+    const deadline = currentScope()!.deadlineMs;
+    try {
+      return await this.bulkhead.run(`${caller.tenantId}:${r.msisdn}`, deadline - performance.now(), () =>
+        run(deadline),
+      );
+    } catch (err) {
+      if (!(err instanceof BulkheadTimeoutError)) throw err;
+      this.logger.warn({ operationId: r.operationId, kind }, 'subscriber busy past the deadline');
+      return outcome(ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT, r.operationId);
+    }
+  }
+
+  /** One exactly-once transaction: replay, the operation's body, the ledger record, the deadline. */
+  private async transact(
+    caller: ChargingCaller,
+    kind: ChargeKind,
+    r: RatingRequest,
+    deadline: number,
+    body: (
+      trx: Knex.Transaction,
+      r: RatingRequest,
+      record: RecordOutcome,
+      stage: (s: Stage) => void,
+    ) => Promise<RatingOutcome>,
+  ): Promise<RatingOutcome> {
     const fp = fingerprint(kind, r);
-    const deadline = performance.now() + this.timeoutMs;
     const checkDeadline = () => {
       if (performance.now() > deadline) throw new DeadlineExceeded();
     };
@@ -254,6 +305,7 @@ export class ChargingService {
           stage = s;
         });
         checkDeadline();
+        stage = 'commit';
         return result;
       });
     } catch (err) {
@@ -264,17 +316,7 @@ export class ChargingService {
         if (winner) return replay(winner);
       }
       this.logger.error({ err, stage, operationId: r.operationId }, 'charging operation failed');
-      const code: ReturnCodeValue =
-        stage === 'lookup'
-          ? isTimeout(err)
-            ? ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT
-            : ReturnCode.SUBSCRIBER_REPOSITORY_ERROR
-          : stage === 'rating'
-            ? ReturnCode.RATING_ERROR
-            : stage === 'charging'
-              ? ReturnCode.CHARGING_ERROR
-              : ReturnCode.UNKNOWN_ERROR;
-      return outcome(code, r.operationId);
+      return outcome(failureCode(err, stage, performance.now() > deadline), r.operationId);
     }
   }
 
