@@ -68,8 +68,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the Koa application. Middleware order: request id → error guard → in-flight count →
- * probes (/healthz, /readyz, /metrics: never shed) → overload guard → deadline → metrics →
- * /graphql → legacy REST rows → 404.
+ * duration metrics → probes (/healthz, /readyz, /metrics: never shed) → overload guard →
+ * deadline → /graphql → legacy REST rows → 404.
  */
 export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
@@ -170,6 +170,19 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   });
 
+  koa.use(async (ctx, next) => {
+    const end = duration.startTimer();
+    try {
+      await next();
+    } finally {
+      end({
+        method: ctx.method,
+        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+        status: ctx.status,
+      });
+    }
+  });
+
   const system = new Router();
   system.get('/healthz', (ctx) => sendBody(ctx, 200, { status: 'ok', version: VERSION }));
   system.get('/readyz', async (ctx) => {
@@ -222,19 +235,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       }
     } finally {
       clearTimeout(timer);
-    }
-  });
-
-  koa.use(async (ctx, next) => {
-    const end = duration.startTimer();
-    try {
-      await next();
-    } finally {
-      end({
-        method: ctx.method,
-        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
-        status: ctx.status,
-      });
     }
   });
 

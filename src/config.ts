@@ -105,10 +105,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
-  if (e.DB_LOCK_WAIT_TIMEOUT_SECONDS * 1000 >= e.RATING_TIMEOUT_MS)
-    throw new ConfigError(
-      'invalid configuration:\n  DB_LOCK_WAIT_TIMEOUT_SECONDS: must be shorter than RATING_TIMEOUT_MS (a locked row answers 2003 before the rating deadline)',
-    );
   return {
     databaseUrl: e.DATABASE_URL,
     port: e.PORT,
