@@ -15,6 +15,7 @@ import { ping } from './db/knex';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { makeFormatError } from './graphql/format-error';
+import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from './graphql/limits';
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
@@ -86,8 +87,18 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     csrfPrevention: true,
     formatError: makeFormatError(logger),
     validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
       credentialsPlugin(config.graphqlSandbox),
+      // Cost, page sizes and deadline (CONTRACT §7); after the credentials check.
+      graphqlLimitsPlugin({
+        maxCost: config.graphqlMaxCost,
+        timeoutMs: config.graphqlTimeoutMs,
+        listSizes: {
+          'Group.members': config.maxGroupSize,
+          'Query.subscriberPlans': config.maxPlansPerSubscriber,
+        },
+      }),
       config.graphqlSandbox
         ? ApolloServerPluginLandingPageLocalDefault({
             embed: true,

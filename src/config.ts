@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
 
 /**
  * The service configuration, read once from the environment (CONTRACT §8).
@@ -29,6 +30,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Trust `x-forwarded-*` headers (only behind a proxy you control). */
   trustProxy: boolean;
+  /** Cost above which a GraphQL operation is refused before execution (default 50000; src/graphql/limits.ts). */
+  graphqlMaxCost: number;
+  /** Deadline of one GraphQL request in milliseconds (default 5000); past it: `TIMEOUT`, HTTP 504. */
+  graphqlTimeoutMs: number;
   /** `NODE_ENV === 'production'`. */
   production: boolean;
 }
@@ -71,6 +76,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: bool.default(false),
   NODE_ENV: z.string().optional(),
+  GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
+  GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
 });
 
 /**
@@ -101,5 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     production,
+    graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
   };
 }
