@@ -238,7 +238,9 @@ function pump(): void {
 function schedulePump(): void {
   if (pumpScheduled) return;
   pumpScheduled = true;
-  setImmediate(pump);
+  // Two hops: an immediate set during the poll phase runs before any new I/O is read; one set
+  // from the check phase runs after the next poll phase, so pending requests are served first.
+  setImmediate(() => setImmediate(pump));
 }
 
 /** Waits for a later event-loop turn (after pending I/O), in arrival order with other waiters. */

@@ -1,4 +1,16 @@
-import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import {
+  Arg,
+  Authorized,
+  Ctx,
+  FieldResolver,
+  Info,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { MAX_PAGE_SIZE, checkpoint, yieldingList } from '../../graphql/limits';
@@ -26,6 +38,41 @@ function loaders(ctx: GatewayContext): LocationLoaders {
   );
 }
 
+/** Names of the fields selected at `path` below the resolved field (fragments included). */
+function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined, depth: number): void => {
+    for (const s of set?.selections ?? []) {
+      if (s.kind === 'InlineFragment') walk(s.selectionSet, depth);
+      else if (s.kind === 'FragmentSpread') walk(info.fragments[s.name.value]?.selectionSet, depth);
+      else if (depth === path.length) names.add(s.name.value);
+      else if (s.name.value === path[depth]) walk((s as FieldNode).selectionSet, depth + 1);
+    }
+  };
+  for (const node of info.fieldNodes) walk(node.selectionSet, 0);
+  return names;
+}
+
+/**
+ * Starts loading the children a long list selects, for all its locations at once, so that
+ * handing the list over chunk by chunk ({@link yieldingList}) keeps one query per child kind.
+ */
+async function primeChildren(
+  ctx: GatewayContext,
+  rows: readonly LocationRow[],
+  selected: Set<string>,
+): Promise<void> {
+  if (rows.length <= 1) return;
+  const ids = rows.map((r) => r.id);
+  const l = loaders(ctx);
+  for (const kind of ['rates', 'infos', 'profiles'] as const) {
+    if (!selected.has(kind)) continue;
+    // loadMany never rejects: a failed load reaches the resolvers that read the same keys.
+    await l[kind].loadMany(ids);
+    await checkpoint(ctx);
+  }
+}
+
 /** Awaits a child list, yields (and checks the deadline), then hands it over chunk by chunk. */
 async function childList<T>(ctx: GatewayContext, rows: Promise<T[]>): Promise<Array<T | Promise<T>>> {
   const list = await rows;
@@ -45,10 +92,12 @@ export class LocationResolver {
     @Arg('name', () => String, { nullable: true, description: 'Only the location with this name.' })
     name: string | null,
     @Ctx() ctx: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<Array<LocationRow | Promise<LocationRow>>> {
     // An omitted nullable argument arrives as undefined.
     const rows = await ctx.services.locations.list(callerOf(ctx).tenantId, name ?? null);
     await checkpoint(ctx);
+    await primeChildren(ctx, rows, selectedAt(info, []));
     // Thousands of locations: built a chunk per event-loop turn (src/graphql/limits.ts).
     return yieldingList(ctx, rows);
   }
@@ -65,6 +114,7 @@ export class LocationResolver {
     @Arg('name', () => String, { nullable: true, description: 'Only the location with this name.' })
     name: string | null,
     @Ctx() ctx: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<LocationConnectionType> {
     const page = await ctx.services.locations.page(
       callerOf(ctx).tenantId,
@@ -73,6 +123,7 @@ export class LocationResolver {
       name ?? null,
     );
     await checkpoint(ctx);
+    await primeChildren(ctx, page.rows, selectedAt(info, ['edges', 'node']));
     const edges = page.rows.map((node) => ({ cursor: encodeCursor(node.id), node }));
     return {
       // Up to 500 edges: completed a chunk per event-loop turn (src/graphql/limits.ts).
