@@ -65,8 +65,8 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** The legacy full list: every location of the tenant (REST rows do not pay this). */
   'Query.locationList': 1000,
   'Location.rates': 10,
-  /** Roaming zones hold one info per network: hundreds. */
-  'Location.infos': 100,
+  /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
+  'Location.infos': 500,
   'Location.profiles': 10,
   /** The service returns at most 500. */
   'Query.allowances': 500,

@@ -111,14 +111,14 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
   });
 
   it('counts every alias: two allowed halves make a refused whole', async () => {
-    // 1 + 150 × (edges 1 + node 1 + name 1 + infos (1 + 100 × 2)) = 30,601
-    const half = 'locations(first: 150) { edges { node { name infos { name value } } } }';
+    // 1 + 30 × (edges 1 + node 1 + name 1 + infos (1 + 500 × 2)) = 30,121
+    const half = 'locations(first: 30) { edges { node { name infos { name value } } } }';
     const one = await gql(`{ a: ${half} }`);
     expect(one.status).toBe(200);
     expect(one.body.errors).toBeUndefined();
     const two = await gql(`{ a: ${half} b: ${half} }`);
     expect(two.status).toBe(400);
-    expect(two.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', cost: 61_202 });
+    expect(two.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', cost: 60_242 });
     // Many aliases of a small page: refused by their summed cost, without running.
     const many = await gql(
       `{ ${Array.from({ length: 900 }, (_, i) => `a${i}: locations(first: 500) { totalCount }`).join(' ')} }`,

@@ -91,7 +91,7 @@ describe('GraphQL cost (src/graphql/limits.ts)', () => {
       cost(
         'fragment F on Location { name infos { name } } { location(name: "a") { ...F a: infos { name } ...F } }',
       ).cost,
-    ).toBe(1 + 2 * (1 + 101) + 101);
+    ).toBe(1 + 2 * (1 + 501) + 501);
   });
 
   it('prices the issue-10 item-1 query far above the default maximum', () => {
