@@ -8,6 +8,7 @@
  */
 'use strict';
 const fs = require('node:fs');
+const { performance } = require('node:perf_hooks');
 const { seedDatabase, startServer, basic } = require('./harness');
 
 const N = Number(process.argv[2] || 10000);

@@ -21,6 +21,7 @@ import {
 } from '../../src/graphql/limits';
 import { gatewaySchema } from '../../src/graphql/schema';
 import { ROUTES } from '../../src/rest/routes';
+import { loadConfig } from '../../src/config';
 
 /** The query of issue 10 item 1 (OOM on the unlimited gateway). */
 export const ITEM_1_QUERY =
@@ -129,5 +130,27 @@ describe('GraphQL cost (src/graphql/limits.ts)', () => {
     // REST rows run their fixed documents outside the cost rule; a GraphQL client sending the
     // same documents is within the default maximum too.
     expect(over).toEqual([]);
+  });
+});
+
+describe('GRAPHQL_MAX_COST and GRAPHQL_TIMEOUT_MS (CONTRACT §8)', () => {
+  it('default to 50000 and 5000 ms and read valid values', () => {
+    expect(loadConfig({})).toMatchObject({ graphqlMaxCost: 50_000, graphqlTimeoutMs: 5_000 });
+    expect(loadConfig({ GRAPHQL_MAX_COST: '1000', GRAPHQL_TIMEOUT_MS: '250' })).toMatchObject({
+      graphqlMaxCost: 1000,
+      graphqlTimeoutMs: 250,
+    });
+  });
+
+  it.each([
+    ['GRAPHQL_MAX_COST', '0'],
+    ['GRAPHQL_MAX_COST', 'lots'],
+    ['GRAPHQL_TIMEOUT_MS', '0'],
+    ['GRAPHQL_TIMEOUT_MS', '1.5'],
+    ['GRAPHQL_TIMEOUT_MS', '600001'],
+  ])('rejects %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`^invalid configuration:[\\s\\S]*${name}:`),
+    );
   });
 });
