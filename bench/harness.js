@@ -31,7 +31,7 @@ async function seedDatabase(dataset) {
 
 /**
  * Starts dist/src/main.js on `url` on a random loopback port and waits for /healthz.
- * Returns its base URL and `stop()`.
+ * Returns its base URL, its process id `pid` (to read its memory) and `stop()`.
  * @throws when the service does not answer within 10 s.
  */
 async function startServer(url) {
@@ -43,7 +43,7 @@ async function startServer(url) {
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, stop: () => server.kill() };
+      if ((await fetch(`${base}/healthz`)).ok) return { base, pid: server.pid, stop: () => server.kill() };
     } catch {
       /* not up yet */
     }

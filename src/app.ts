@@ -16,6 +16,7 @@ import { RETRY_AFTER_SECONDS, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { makeFormatError } from './graphql/format-error';
+import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from './graphql/limits';
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
@@ -104,9 +105,19 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     validationRules: [depthLimit(MAX_QUERY_DEPTH)],
     // main.ts drains requests on SIGTERM/SIGINT; Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
       serviceUnavailablePlugin(),
       credentialsPlugin(config.graphqlSandbox),
+      // Cost, page sizes and deadline (CONTRACT §7); after the credentials check.
+      graphqlLimitsPlugin({
+        maxCost: config.graphqlMaxCost,
+        timeoutMs: config.graphqlTimeoutMs,
+        listSizes: {
+          'Group.members': config.maxGroupSize,
+          'Query.subscriberPlans': config.maxPlansPerSubscriber,
+        },
+      }),
       config.graphqlSandbox
         ? ApolloServerPluginLandingPageLocalDefault({
             embed: true,
@@ -217,14 +228,16 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   });
 
-  // Every request runs with a deadline (REQUEST_TIMEOUT_MS; ratings tighten it to
-  // RATING_TIMEOUT_MS) that bounds its database statements; one still unanswered a grace period
-  // later gets 503 (a wait somewhere that is not bounded: logged as an error).
+  // Every request runs with a deadline (GRAPHQL_TIMEOUT_MS on /graphql, REQUEST_TIMEOUT_MS on
+  // REST paths; ratings tighten it to RATING_TIMEOUT_MS) that bounds its database statements;
+  // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
+  // logged as an error).
   koa.use(async (ctx, next) => {
-    const work = runInRequestScope(config.requestTimeoutMs, () => next());
+    const budgetMs = ctx.path === '/graphql' ? config.graphqlTimeoutMs : config.requestTimeoutMs;
+    const work = runInRequestScope(budgetMs, () => next());
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), config.requestTimeoutMs + DEADLINE_GRACE_MS);
+      timer = setTimeout(() => resolve('late'), budgetMs + DEADLINE_GRACE_MS);
     });
     try {
       if ((await Promise.race([work, late])) === 'late') {

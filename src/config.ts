@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DbLimits } from './db/knex';
+import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
 
 /**
  * The service configuration, read once from the environment (CONTRACT §8).
@@ -30,6 +31,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Trust `x-forwarded-*` headers (only behind a proxy you control). */
   trustProxy: boolean;
+  /** Cost above which a GraphQL operation is refused before execution (default 50000; src/graphql/limits.ts). */
+  graphqlMaxCost: number;
+  /** Deadline of one GraphQL request in milliseconds (default 5000); past it: `TIMEOUT`, HTTP 504. */
+  graphqlTimeoutMs: number;
   /** `NODE_ENV === 'production'`. */
   production: boolean;
   /** Load the demo dataset into an empty database and allow demo credentials (default on unless production). */
@@ -89,6 +94,8 @@ const schema = z.object({
   DB_STATEMENT_TIMEOUT_MS: int(1, 600_000).default(2000),
   DB_LOCK_WAIT_TIMEOUT_SECONDS: int(1, 3600).default(1),
   SQLITE_BUSY_TIMEOUT_MS: int(0, 60_000).default(200),
+  GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
+  GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
 });
 
 /**
@@ -130,5 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lockWaitTimeoutSeconds: e.DB_LOCK_WAIT_TIMEOUT_SECONDS,
       sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
     },
+    graphqlMaxCost: e.GRAPHQL_MAX_COST,
+    graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
   };
 }

@@ -3,6 +3,7 @@ import { ApiClient } from '../auth/client.store';
 import { UnauthenticatedError } from '../errors';
 import { Logger } from '../logger';
 import { Services } from '../services';
+import type { ExecutionBudget } from './limits';
 
 /**
  * Per-request context shared by GraphQL resolvers and the REST layer (which executes the same
@@ -23,6 +24,8 @@ export interface GatewayContext {
   logger: Logger;
   /** Objects that live for this request only (DataLoaders); use {@link perRequest}. */
   cache: Map<string, unknown>;
+  /** The GraphQL deadline (set by the limits plugin on `/graphql`; absent for REST rows). */
+  budget?: ExecutionBudget;
 }
 
 /** Returns the request's instance of `key`, creating it on first use. */

@@ -36,9 +36,12 @@ export class LocationLoaders {
   constructor(
     private readonly db: Knex,
     private readonly tenantId: number,
+    /** Runs before every batch query; throwing (e.g. past the GraphQL deadline) stops it. */
+    private readonly beforeQuery: () => void = () => undefined,
   ) {}
 
   private tenantLocationIds(ids: readonly number[]): readonly number[] | Knex.QueryBuilder {
+    this.beforeQuery();
     return ids.length > TENANT_WIDE_ABOVE
       ? this.db('locations').select('id').where({ tenant_id: this.tenantId })
       : ids;
@@ -56,17 +59,19 @@ export class LocationLoaders {
     groupBy(await profilesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
   );
 
-  readonly infoTypes = new DataLoader<number, LocationInfoTypeRow | undefined>(async (ids) =>
-    byId(
+  readonly infoTypes = new DataLoader<number, LocationInfoTypeRow | undefined>(async (ids) => {
+    this.beforeQuery();
+    return byId(
       (await infoTypesByIds(this.db, ids)).filter((t) => t.tenantId === this.tenantId),
       ids,
-    ),
-  );
+    );
+  });
 
-  readonly locations = new DataLoader<number, LocationRow | undefined>(async (ids) =>
-    byId(
+  readonly locations = new DataLoader<number, LocationRow | undefined>(async (ids) => {
+    this.beforeQuery();
+    return byId(
       (await locationsByIds(this.db, ids)).filter((l) => l.tenantId === this.tenantId),
       ids,
-    ),
-  );
+    );
+  });
 }

@@ -1,6 +1,19 @@
-import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import {
+  Arg,
+  Authorized,
+  Ctx,
+  FieldResolver,
+  Info,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
+import { MAX_PAGE_SIZE, checkpoint, yieldingList } from '../../graphql/limits';
 import { LocationLoaders } from './location.loaders';
 import { encodeCursor } from './location.service';
 import { LocationInfoRow, LocationRow } from './location.store';
@@ -19,7 +32,52 @@ const READ = Permission.PCRF_LOCATION_READ_PERMISSION;
 
 function loaders(ctx: GatewayContext): LocationLoaders {
   const { tenantId } = callerOf(ctx);
-  return perRequest(ctx, 'locations', () => ctx.services.locations.loaders(tenantId));
+  // The loaders stop querying once the GraphQL deadline has passed.
+  return perRequest(ctx, 'locations', () =>
+    ctx.services.locations.loaders(tenantId, () => ctx.budget?.check()),
+  );
+}
+
+/** Names of the fields selected at `path` below the resolved field (fragments included). */
+function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined, depth: number): void => {
+    for (const s of set?.selections ?? []) {
+      if (s.kind === 'InlineFragment') walk(s.selectionSet, depth);
+      else if (s.kind === 'FragmentSpread') walk(info.fragments[s.name.value]?.selectionSet, depth);
+      else if (depth === path.length) names.add(s.name.value);
+      else if (s.name.value === path[depth]) walk((s as FieldNode).selectionSet, depth + 1);
+    }
+  };
+  for (const node of info.fieldNodes) walk(node.selectionSet, 0);
+  return names;
+}
+
+/**
+ * Starts loading the children a long list selects, for all its locations at once, so that
+ * handing the list over chunk by chunk ({@link yieldingList}) keeps one query per child kind.
+ */
+async function primeChildren(
+  ctx: GatewayContext,
+  rows: readonly LocationRow[],
+  selected: Set<string>,
+): Promise<void> {
+  if (rows.length <= 1) return;
+  const ids = rows.map((r) => r.id);
+  const l = loaders(ctx);
+  for (const kind of ['rates', 'infos', 'profiles'] as const) {
+    if (!selected.has(kind)) continue;
+    // loadMany never rejects: a failed load reaches the resolvers that read the same keys.
+    await l[kind].loadMany(ids);
+    await checkpoint(ctx);
+  }
+}
+
+/** Awaits a child list, yields (and checks the deadline), then hands it over chunk by chunk. */
+async function childList<T>(ctx: GatewayContext, rows: Promise<T[]>): Promise<Array<T | Promise<T>>> {
+  const list = await rows;
+  await checkpoint(ctx);
+  return yieldingList(ctx, list);
 }
 
 /** Location reads and ADMIN provisioning (CONTRACT §6–7); rules in LocationService. */
@@ -30,13 +88,18 @@ export class LocationResolver {
     description:
       'The legacy location list (GET /pcc/pcrf/locations): every location ordered by id, or the one named `name` (NOT_FOUND when absent). Needs PCRF_LOCATION_READ_PERMISSION.',
   })
-  locationList(
+  async locationList(
     @Arg('name', () => String, { nullable: true, description: 'Only the location with this name.' })
     name: string | null,
     @Ctx() ctx: GatewayContext,
-  ): Promise<LocationRow[]> {
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Array<LocationRow | Promise<LocationRow>>> {
     // An omitted nullable argument arrives as undefined.
-    return ctx.services.locations.list(callerOf(ctx).tenantId, name ?? null);
+    const rows = await ctx.services.locations.list(callerOf(ctx).tenantId, name ?? null);
+    await checkpoint(ctx);
+    await primeChildren(ctx, rows, selectedAt(info, []));
+    // Thousands of locations: built a chunk per event-loop turn (src/graphql/limits.ts).
+    return yieldingList(ctx, rows);
   }
 
   @Authorized(READ)
@@ -44,12 +107,14 @@ export class LocationResolver {
     description: 'Locations ordered by id, a page at a time. Needs PCRF_LOCATION_READ_PERMISSION.',
   })
   async locations(
-    @Arg('first', () => Int, { defaultValue: 50, description: 'Page size, 1-500.' }) first: number,
+    @Arg('first', () => Int, { defaultValue: 50, description: `Page size, 1-${MAX_PAGE_SIZE}.` })
+    first: number,
     @Arg('after', () => String, { nullable: true, description: 'Cursor of the last location already seen.' })
     after: string | null,
     @Arg('name', () => String, { nullable: true, description: 'Only the location with this name.' })
     name: string | null,
     @Ctx() ctx: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<LocationConnectionType> {
     const page = await ctx.services.locations.page(
       callerOf(ctx).tenantId,
@@ -57,9 +122,12 @@ export class LocationResolver {
       after ?? null,
       name ?? null,
     );
+    await checkpoint(ctx);
+    await primeChildren(ctx, page.rows, selectedAt(info, ['edges', 'node']));
     const edges = page.rows.map((node) => ({ cursor: encodeCursor(node.id), node }));
     return {
-      edges,
+      // Up to 500 edges: completed a chunk per event-loop turn (src/graphql/limits.ts).
+      edges: yieldingList(ctx, edges) as LocationConnectionType['edges'],
       pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null },
       totalCount: page.totalCount,
     };
@@ -91,17 +159,17 @@ export class LocationResolver {
 
   @FieldResolver(() => [LocationRateType], { description: 'The location rates, ordered by id.' })
   rates(@Root() location: LocationRow, @Ctx() ctx: GatewayContext) {
-    return loaders(ctx).rates.load(location.id);
+    return childList(ctx, loaders(ctx).rates.load(location.id));
   }
 
   @FieldResolver(() => [LocationInfoGqlType], { description: 'The location infos, ordered by id.' })
   infos(@Root() location: LocationRow, @Ctx() ctx: GatewayContext) {
-    return loaders(ctx).infos.load(location.id);
+    return childList(ctx, loaders(ctx).infos.load(location.id));
   }
 
   @FieldResolver(() => [LocationProfileType], { description: 'The location profiles, ordered by id.' })
   profiles(@Root() location: LocationRow, @Ctx() ctx: GatewayContext) {
-    return loaders(ctx).profiles.load(location.id);
+    return childList(ctx, loaders(ctx).profiles.load(location.id));
   }
 
   @Authorized(Permission.ADMIN)
@@ -156,11 +224,15 @@ export class LocationResolver {
 export class LocationInfoResolver {
   @FieldResolver(() => LocationInfoTypeType, { description: 'The kind of information.' })
   async type(@Root() info: LocationInfoRow, @Ctx() ctx: GatewayContext) {
-    return loaders(ctx).infoTypes.load(info.typeId);
+    const type = await loaders(ctx).infoTypes.load(info.typeId);
+    await checkpoint(ctx);
+    return type;
   }
 
   @FieldResolver(() => LocationGqlType, { description: 'The location this info belongs to.' })
   async location(@Root() info: LocationInfoRow, @Ctx() ctx: GatewayContext) {
-    return loaders(ctx).locations.load(info.locationId);
+    const location = await loaders(ctx).locations.load(info.locationId);
+    await checkpoint(ctx);
+    return location;
   }
 }

@@ -223,9 +223,12 @@ function decodeCursor(cursor: string): number {
 export class LocationService {
   constructor(private readonly db: Knex) {}
 
-  /** Per-request loaders for a tenant. */
-  loaders(tenantId: number): LocationLoaders {
-    return new LocationLoaders(this.db, tenantId);
+  /**
+   * Per-request loaders for a tenant; `beforeQuery` runs before each batch query and may throw
+   * to stop it (the GraphQL deadline).
+   */
+  loaders(tenantId: number, beforeQuery?: () => void): LocationLoaders {
+    return new LocationLoaders(this.db, tenantId, beforeQuery);
   }
 
   /**

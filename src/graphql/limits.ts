@@ -1,0 +1,356 @@
+import { performance } from 'node:perf_hooks';
+import { ApolloServerPlugin } from '@apollo/server';
+import {
+  DocumentNode,
+  GraphQLError,
+  GraphQLSchema,
+  getNullableType,
+  isListType,
+  isObjectType,
+} from 'graphql';
+import { ComplexityEstimatorArgs, getComplexity } from 'graphql-query-complexity';
+import { FieldError } from '../errors';
+import type { GatewayContext } from './context';
+
+/**
+ * GraphQL limits (CONTRACT §7, issue 10 "GraphQL limits"), all in one place:
+ *
+ * - **Cost.** Every operation sent to `/graphql` gets a cost before it runs
+ *   ({@link operationCost}): a field costs 1 plus its selection; a list field costs 1 plus its
+ *   length times its selection, where the length is the page size asked for (`first`) or, for
+ *   lists without a page size, the assumed length in {@link LIST_SIZES}. Aliases and fragment
+ *   spreads are counted every time they appear. An operation over `GRAPHQL_MAX_COST` is refused
+ *   before execution with `QUERY_TOO_COMPLEX` (HTTP 400).
+ * - **Page sizes.** Every `first` argument is 1-{@link MAX_PAGE_SIZE}; another value is refused
+ *   before execution with `BAD_USER_INPUT` (HTTP 400) naming the field.
+ * - **Deadline.** An operation still running `GRAPHQL_TIMEOUT_MS` after the request arrived
+ *   stops at its next {@link checkpoint} and answers one error with `extensions.code` `TIMEOUT`
+ *   (HTTP 504) and `data: null`; the location loaders issue no further query.
+ * - **Yielding.** Resolvers of long lists call {@link checkpoint} and build long lists with
+ *   {@link yieldingList}, so a heavy operation hands the event loop back every few
+ *   milliseconds and probes stay fast while it runs.
+ *
+ * The legacy REST rows run fixed documents validated at start-up (src/rest/router.ts) and are
+ * not subject to the cost rule or the GraphQL deadline (their size is bounded by the data, e.g.
+ * the full location list); they do yield like every other execution.
+ */
+
+/** Largest page any list argument (`first`) accepts. */
+export const MAX_PAGE_SIZE = 500;
+
+/** Default of `GRAPHQL_MAX_COST`: the cost above which an operation is refused. */
+export const DEFAULT_GRAPHQL_MAX_COST = 50_000;
+
+/** Default of `GRAPHQL_TIMEOUT_MS`: the deadline of one GraphQL request, from its arrival. */
+export const DEFAULT_GRAPHQL_TIMEOUT_MS = 5_000;
+
+/**
+ * Documents with more syntax tokens than this are refused while parsing (a guard against huge
+ * alias floods before validation even starts); Apollo answers `GRAPHQL_PARSE_FAILED`, HTTP 400.
+ */
+export const MAX_DOCUMENT_TOKENS = 10_000;
+
+/**
+ * Most field nodes (counting every alias and fragment spread) the cost estimator walks; past it
+ * the operation is refused with `QUERY_TOO_COMPLEX`.
+ */
+export const MAX_QUERY_NODES = 5_000;
+
+/**
+ * Assumed length of every list field that takes no page size, `Type.field` → items. Values that
+ * a configuration bounds (group size, plans per subscriber) are overridden from it by
+ * {@link graphqlLimitsPlugin}. A unit test fails when a list field of the schema is missing here.
+ */
+export const LIST_SIZES: Readonly<Record<string, number>> = {
+  /** The legacy full list: every location of the tenant (REST rows do not pay this). */
+  'Query.locationList': 1000,
+  'Location.rates': 10,
+  /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
+  'Location.infos': 500,
+  'Location.profiles': 10,
+  /** The service returns at most 500. */
+  'Query.allowances': 500,
+  'Query.planDefinitions': 100,
+  'Query.ratings': 1000,
+  /** MAX_PLANS_PER_SUBSCRIBER. */
+  'Query.subscriberPlans': 20,
+  /** One page of groups (the service's fixed page size). */
+  'GroupPage.nodes': 100,
+  /** MAX_GROUP_SIZE. */
+  'Group.members': 10,
+  /** A plan definition allows at most 1000 recipients per period; 100 per donation assumed. */
+  'Donation.recipients': 100,
+  'RecurringDonation.recipients': 100,
+};
+
+/**
+ * Lists inside a connection: one item per item of the page, which the connection's `first`
+ * already counts.
+ */
+export const PAGE_LISTS: ReadonlySet<string> = new Set([
+  'LocationConnection.edges',
+  'ChargeConnection.nodes',
+]);
+
+/**
+ * Connection fields whose page size (`first`) multiplies their whole selection, page info
+ * included (an upper bound).
+ */
+const PAGED_BY_FIRST = 'first';
+
+/** A computed operation cost, and the page-size arguments out of range. */
+export interface OperationCost {
+  /** Cost units (≈ fields resolved when the assumed list lengths hold). */
+  cost: number;
+  /** One entry per out-of-range `first`, field `first`, e.g. description `must be 1-500`. */
+  invalid: FieldError[];
+}
+
+/** Options of the cost estimator. */
+export interface CostOptions {
+  /** Overrides of {@link LIST_SIZES}. */
+  listSizes?: Readonly<Record<string, number>>;
+}
+
+/** `first must be 1-500`: the over-cap message, same as the services'. */
+const pageSizeRule = `must be 1-${MAX_PAGE_SIZE}`;
+
+/**
+ * Computes the cost of one operation of `document` with its `variables` (see the module
+ * comment for the rules). Every `first` is read as given; an out-of-range one is reported in
+ * `invalid` and counted as {@link MAX_PAGE_SIZE}.
+ * @throws GraphQLError when the document walks more than {@link MAX_QUERY_NODES} nodes, or its
+ *   variables do not coerce (the caller maps both).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+  opts: CostOptions = {},
+): OperationCost {
+  const sizes = { ...LIST_SIZES, ...opts.listSizes };
+  const invalid: FieldError[] = [];
+  const estimator = ({ type, field, args, childComplexity }: ComplexityEstimatorArgs): number => {
+    const key = `${type.name}.${field.name}`;
+    if (PAGED_BY_FIRST in args) {
+      const first = args[PAGED_BY_FIRST] as unknown;
+      const ok = typeof first === 'number' && Number.isInteger(first) && first >= 1 && first <= MAX_PAGE_SIZE;
+      if (!ok) invalid.push({ field: PAGED_BY_FIRST, description: pageSizeRule });
+      return 1 + (ok ? (first as number) : MAX_PAGE_SIZE) * Math.max(childComplexity, 1);
+    }
+    if (PAGE_LISTS.has(key)) return 1 + childComplexity;
+    if (isListType(getNullableType(field.type)) && !type.name.startsWith('__')) {
+      // Unknown list fields count as large so that a new one is not free (a test lists them).
+      const size = sizes[key] ?? 1000;
+      return 1 + size * Math.max(childComplexity, 1);
+    }
+    return 1 + childComplexity;
+  };
+  const cost = getComplexity({
+    schema,
+    query: document,
+    variables: variables ?? {},
+    operationName,
+    estimators: [estimator],
+    maxQueryNodes: MAX_QUERY_NODES,
+  });
+  return { cost, invalid };
+}
+
+/** Every list field of `schema` outside introspection, as `Type.field`, and whether it takes `first`. */
+export function listFields(schema: GraphQLSchema): { key: string; paged: boolean }[] {
+  const out: { key: string; paged: boolean }[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const list = isListType(getNullableType(field.type));
+      const paged = field.args.some((a) => a.name === PAGED_BY_FIRST);
+      if (list || paged) out.push({ key: `${type.name}.${field.name}`, paged });
+    }
+  }
+  return out;
+}
+
+/** `QUERY_TOO_COMPLEX`, HTTP 400 (the `http` extension is consumed by Apollo, never sent). */
+function tooComplex(message: string, facts: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: 'QUERY_TOO_COMPLEX', ...facts, http: { status: 400 } },
+  });
+}
+
+/** The code a GraphQL operation past its deadline answers (HTTP 504). */
+export const TIMEOUT_CODE = 'TIMEOUT';
+
+/** Raised at a {@link checkpoint} once the request's deadline has passed. */
+export class DeadlineExceededError extends GraphQLError {
+  constructor(timeoutMs: number) {
+    super(`operation exceeded GRAPHQL_TIMEOUT_MS (${timeoutMs} ms)`, { extensions: { code: TIMEOUT_CODE } });
+  }
+}
+
+/**
+ * The deadline of one GraphQL request (set on the context by {@link graphqlLimitsPlugin};
+ * absent for REST rows). Millisecond clock: `performance.now()`.
+ */
+export class ExecutionBudget {
+  /** `performance.now()` after which work stops. */
+  readonly deadline: number;
+  /** Set when a checkpoint refused to go on; the response then becomes one TIMEOUT error. */
+  timedOut = false;
+
+  constructor(
+    /** GRAPHQL_TIMEOUT_MS. */
+    readonly timeoutMs: number,
+    start = performance.now(),
+  ) {
+    this.deadline = start + timeoutMs;
+  }
+
+  /**
+   * Stops the operation when its deadline has passed.
+   * @throws DeadlineExceededError after the deadline.
+   */
+  check(): void {
+    if (this.timedOut || performance.now() > this.deadline) {
+      this.timedOut = true;
+      throw new DeadlineExceededError(this.timeoutMs);
+    }
+  }
+}
+
+/** Longest stretch of resolver work, in ms, before the event loop gets a turn. */
+const SLICE_MS = 10;
+/** Waiting resolvers released per event-loop turn. */
+const RELEASE_PER_TURN = 32;
+
+const waiting: Array<() => void> = [];
+let sliceStart = performance.now();
+let pumpScheduled = false;
+
+function pump(): void {
+  pumpScheduled = false;
+  sliceStart = performance.now();
+  for (const release of waiting.splice(0, RELEASE_PER_TURN)) release();
+  if (waiting.length) schedulePump();
+}
+
+function schedulePump(): void {
+  if (pumpScheduled) return;
+  pumpScheduled = true;
+  // Two hops: an immediate set during the poll phase runs before any new I/O is read; one set
+  // from the check phase runs after the next poll phase, so pending requests are served first.
+  setImmediate(() => setImmediate(pump));
+}
+
+/** Waits for a later event-loop turn (after pending I/O), in arrival order with other waiters. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    schedulePump();
+  });
+}
+
+/**
+ * A cooperative yield point for resolvers (process-wide): when other resolvers are already
+ * waiting or the current stretch of work has lasted {@link SLICE_MS}, waits for a later turn of
+ * the event loop (releases are {@link RELEASE_PER_TURN} per turn, so I/O such as `/healthz` is
+ * served in between). Then checks the request's deadline, if it has one.
+ * @throws DeadlineExceededError when the GraphQL deadline has passed.
+ */
+export async function checkpoint(ctx: GatewayContext): Promise<void> {
+  ctx.budget?.check();
+  if (waiting.length === 0 && performance.now() - sliceStart < SLICE_MS) return;
+  await nextTurn();
+  ctx.budget?.check();
+}
+
+/** Items of a list handed to GraphQL before the first yield, and between two yields. */
+export const LIST_CHUNK = 100;
+
+/**
+ * Returns `items` for a GraphQL list field so that graphql-js completes them a chunk at a
+ * time: the first {@link LIST_CHUNK} as they are, every later chunk as promises resolved on a
+ * later event-loop turn (each turn checks the deadline; past it the rest reject with
+ * {@link DeadlineExceededError}). Short lists are returned unchanged.
+ */
+export function yieldingList<T>(ctx: GatewayContext, items: readonly T[]): Array<T | Promise<T>> {
+  if (items.length <= LIST_CHUNK) return [...items];
+  const out: Array<T | Promise<T>> = items.slice(0, LIST_CHUNK);
+  let previous: Promise<void> = Promise.resolve();
+  for (let i = LIST_CHUNK; i < items.length; i += LIST_CHUNK) {
+    const ready: Promise<void> = previous.then(async () => {
+      await nextTurn();
+      ctx.budget?.check();
+    });
+    for (const item of items.slice(i, i + LIST_CHUNK)) out.push(ready.then(() => item));
+    previous = ready;
+  }
+  return out;
+}
+
+/** Options of {@link graphqlLimitsPlugin}. */
+export interface GraphqlLimitsOptions {
+  /** GRAPHQL_MAX_COST. */
+  maxCost: number;
+  /** GRAPHQL_TIMEOUT_MS. */
+  timeoutMs: number;
+  /** Overrides of {@link LIST_SIZES} (e.g. `Group.members` from MAX_GROUP_SIZE). */
+  listSizes?: Readonly<Record<string, number>>;
+}
+
+/**
+ * The Apollo plugin enforcing the limits on `/graphql` (see the module comment): puts an
+ * {@link ExecutionBudget} on the context when the request starts; once the operation is
+ * resolved refuses out-of-range page sizes (`BAD_USER_INPUT`, HTTP 400) and operations over
+ * `maxCost` (`QUERY_TOO_COMPLEX`, HTTP 400, with `cost` and `maxCost` in `extensions`); turns
+ * a response whose execution hit the deadline into one `TIMEOUT` error (HTTP 504).
+ * Register it after the credentials plugin.
+ */
+export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const budget = new ExecutionBudget(opts.timeoutMs);
+      contextValue.budget = budget;
+      return {
+        async didResolveOperation({ request, document, schema, operationName }) {
+          let result: OperationCost;
+          try {
+            result = operationCost(schema, document, request.variables, operationName ?? undefined, {
+              listSizes: opts.listSizes,
+            });
+          } catch (err) {
+            // Only the node limit throws here: variables were coerced before this hook.
+            throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
+              maxQueryNodes: MAX_QUERY_NODES,
+            });
+          }
+          if (result.invalid.length) {
+            throw new GraphQLError(`first ${pageSizeRule}`, {
+              extensions: { code: 'BAD_USER_INPUT', fields: result.invalid, http: { status: 400 } },
+            });
+          }
+          if (result.cost > opts.maxCost) {
+            throw tooComplex(
+              `operation cost ${result.cost} exceeds GRAPHQL_MAX_COST ${opts.maxCost}: ask for smaller pages (first) or fewer nested lists`,
+              { cost: result.cost, maxCost: opts.maxCost },
+            );
+          }
+        },
+        async willSendResponse({ response }) {
+          if (!budget.timedOut || response.body.kind !== 'single') return;
+          response.http.status = 504;
+          response.body.singleResult = {
+            data: null,
+            errors: [
+              {
+                message: `operation exceeded GRAPHQL_TIMEOUT_MS (${opts.timeoutMs} ms)`,
+                extensions: { code: TIMEOUT_CODE },
+              },
+            ],
+          };
+        },
+      };
+    },
+  };
+}

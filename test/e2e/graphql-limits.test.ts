@@ -1,0 +1,231 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Knex } from 'knex';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { TestApp, startTestApp } from '../helpers/app';
+import { baseDataset, basic } from '../helpers/fixtures';
+
+/** The query of issue 10 item 1: ran out of heap after 227 s on the unlimited gateway. */
+const ITEM_1_QUERY =
+  '{ locations(first: 500) { edges { node { name infos { name value type { name } location { name infos { name value location { name infos { name } } } } } } } } }';
+
+/** Heavy but allowed (cost 34,001 ≤ 50,000): every location with its rates, 90,000 fields here. */
+const FULL_LIST_QUERY = '{ locationList { id name description rates { id name locationRate } } }';
+
+const LOCATIONS = 10_000;
+
+/** Seeds `n` locations with 2 rates and 1 info each into the `acme` tenant, in chunks. */
+async function seedLocations(db: Knex, n: number): Promise<void> {
+  const tenant = (await db('tenants').where({ name: 'acme' }).first()).id as number;
+  const [typeId] = await db('location_info_types').insert({ tenant_id: tenant, name: 'PLMNID', value: 4 });
+  const chunk = 1000;
+  for (let start = 0; start < n; start += chunk) {
+    await db.transaction(async (trx) => {
+      const names = Array.from(
+        { length: Math.min(chunk, n - start) },
+        (_, i) => `ZONE-${String(start + i).padStart(6, '0')}`,
+      );
+      await trx.batchInsert(
+        'locations',
+        names.map((name) => ({ tenant_id: tenant, name, description: null })),
+        200,
+      );
+      const rows = (await trx('locations').whereIn('name', names).select('id', 'name')) as {
+        id: number;
+        name: string;
+      }[];
+      await trx.batchInsert(
+        'location_rates',
+        rows.flatMap((l) => [
+          { location_id: l.id, name: 'TimeBasedRate', description: null as string | null, location_rate: 0 },
+          { location_id: l.id, name: 'VolumeRate', description: 'per MB', location_rate: 3 },
+        ]),
+        200,
+      );
+      await trx.batchInsert(
+        'location_infos',
+        rows.map((l, i) => ({
+          tenant_id: tenant,
+          location_id: l.id,
+          type_id: Number(typeId),
+          name: `${l.name}-info`,
+          description: null,
+          value: String(20800 + (i % 99)),
+        })),
+        200,
+      );
+    });
+  }
+}
+
+interface GqlAnswer {
+  status: number;
+  ms: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; extensions: Record<string, unknown> }[];
+  };
+}
+
+describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
+  let app: TestApp;
+
+  const post = async (base: string, body: unknown, as = 'pcrf'): Promise<GqlAnswer> => {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { authorization: basic(as), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = await res.text();
+    return { status: res.status, ms: performance.now() - t0, body: JSON.parse(text) as GqlAnswer['body'] };
+  };
+  const gql = (query: string, variables?: Record<string, unknown>, as?: string) =>
+    post(app.url, { query, variables }, as);
+
+  beforeAll(async () => {
+    app = await startTestApp({ dataset: baseDataset() });
+    await seedLocations(app.tdb.db, LOCATIONS);
+  }, 120_000);
+  afterAll(() => app.close());
+
+  it('refuses the issue-10 item-1 query before execution, in milliseconds, and stays up', async () => {
+    const queries: string[] = [];
+    const onQuery = (q: { sql: string }) => queries.push(q.sql);
+    app.tdb.db.on('query', onQuery);
+    const r = await gql(ITEM_1_QUERY).finally(() => app.tdb.db.off('query', onQuery));
+    expect(r.status).toBe(400);
+    expect(r.body.data).toBeUndefined();
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', maxCost: 50_000 });
+    expect(r.body.errors![0].extensions.cost).toBeGreaterThan(50_000);
+    // Refused before execution: no location was read (the credential lookup may query).
+    expect(queries.filter((q) => /location/.test(q))).toEqual([]);
+    expect(r.ms).toBeLessThan(500);
+    const health = await app.request('GET', '/healthz');
+    expect(health.status).toBe(200);
+  });
+
+  it('counts every alias: two allowed halves make a refused whole', async () => {
+    // 1 + 30 × (edges 1 + node 1 + name 1 + infos (1 + 500 × 2)) = 30,121
+    const half = 'locations(first: 30) { edges { node { name infos { name value } } } }';
+    const one = await gql(`{ a: ${half} }`);
+    expect(one.status).toBe(200);
+    expect(one.body.errors).toBeUndefined();
+    const two = await gql(`{ a: ${half} b: ${half} }`);
+    expect(two.status).toBe(400);
+    expect(two.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', cost: 60_242 });
+    // Many aliases of a small page: refused by their summed cost, without running.
+    const many = await gql(
+      `{ ${Array.from({ length: 900 }, (_, i) => `a${i}: locations(first: 500) { totalCount }`).join(' ')} }`,
+    );
+    expect(many.status).toBe(400);
+    expect(many.body.errors![0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', cost: 900 * 501 });
+    // A flood of cheap aliases: refused while parsing (more than 10,000 tokens).
+    const flood = await gql(`{ ${Array.from({ length: 6000 }, (_, i) => `t${i}: __typename`).join(' ')} }`);
+    expect(flood.status).toBe(400);
+    expect(flood.body.errors![0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+
+  it('refuses batched requests (one operation per request)', async () => {
+    const res = await post(app.url, [{ query: '{ __typename }' }, { query: '{ __typename }' }]);
+    expect(res.status).toBe(400);
+  });
+
+  it('refuses page sizes over 500 with BAD_USER_INPUT before execution', async () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['query($f: Int!) { locations(first: $f) { totalCount } }', { f: 501 }, 'pcrf'],
+      ['query($f: Int!) { locations(first: $f) { totalCount } }', { f: 1_000_000_000 }, 'pcrf'],
+      ['{ locations(first: 0) { totalCount } }', {}, 'pcrf'],
+      ['{ donations(donorId: "33600000001", first: 501) { id } }', {}, 'admin'],
+      ['{ subscriber(msisdn: "33600000001") { charges(first: 100000) { nodes { amount } } } }', {}, 'admin'],
+    ];
+    for (const [query, variables, as] of cases) {
+      const r = await gql(query, variables, as);
+      expect([query, r.status]).toEqual([query, 400]);
+      expect(r.body.data).toBeUndefined();
+      expect(r.body.errors![0]).toMatchObject({
+        message: 'first must be 1-500',
+        extensions: { code: 'BAD_USER_INPUT', fields: [{ field: 'first', description: 'must be 1-500' }] },
+      });
+    }
+    // 500 itself is fine.
+    const ok = await gql('{ locations(first: 500) { totalCount edges { node { name } } } }');
+    expect(ok.status).toBe(200);
+    expect((ok.body.data!.locations as { edges: unknown[] }).edges).toHaveLength(500);
+  });
+
+  it('answers /healthz within 100 ms while a heavy allowed query runs', async () => {
+    const polls: number[] = [];
+    let done = false;
+    const heavy = gql(FULL_LIST_QUERY).finally(() => {
+      done = true;
+    });
+    while (!done) {
+      const t0 = performance.now();
+      const res = await fetch(`${app.url}/healthz`);
+      await res.text();
+      polls.push(performance.now() - t0);
+      expect(res.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const r = await heavy;
+    expect(r.status).toBe(200);
+    expect(r.body.errors).toBeUndefined();
+    const list = r.body.data!.locationList as { rates: unknown[] }[];
+    expect(list).toHaveLength(LOCATIONS);
+    expect(list[LOCATIONS - 1].rates).toHaveLength(2);
+    // Meaningful: the query lasted many polls (it takes about 1 s here), none of them waited for
+    // it; one outlier (a GC pause or CPU steal on a shared machine) is tolerated, up to 250 ms.
+    expect(polls.length).toBeGreaterThanOrEqual(10);
+    const slow = polls.filter((ms) => ms >= 100).map(Math.round);
+    expect({ slow, polls: polls.length }).toEqual({ slow: slow.slice(0, 1), polls: polls.length });
+    expect(Math.max(...polls)).toBeLessThan(250);
+  });
+
+  it('stops a GraphQL operation at GRAPHQL_TIMEOUT_MS with one TIMEOUT error (HTTP 504)', async () => {
+    const config = {
+      ...loadConfig({ LOG_LEVEL: 'silent', GRAPHQL_TIMEOUT_MS: '1' }),
+      databaseUrl: app.tdb.url,
+    };
+    const slow = await createApp({ config, db: app.tdb.db, logger: createLogger('silent') });
+    const server = http.createServer(slow.koa.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const queries: string[] = [];
+      const onQuery = (q: { sql: string }) => queries.push(q.sql);
+      app.tdb.db.on('query', onQuery);
+      const r = await post(base, {
+        query: '{ locationList { name rates { name } profiles { name } } }',
+      }).finally(() => app.tdb.db.off('query', onQuery));
+      expect(r.status).toBe(504);
+      expect(r.body).toEqual({
+        data: null,
+        errors: [
+          { message: 'operation exceeded GRAPHQL_TIMEOUT_MS (1 ms)', extensions: { code: 'TIMEOUT' } },
+        ],
+      });
+      // Work stopped: the children of the 10,000 locations were never read.
+      expect(queries.some((q) => /from [`"]locations[`"]/.test(q))).toBe(true);
+      expect(queries.filter((q) => /location_rates|location_profiles/.test(q))).toEqual([]);
+      // The REST rows run fixed documents without the GraphQL deadline.
+      const rest = await fetch(`${base}/pcc/pcrf/locations/ZONE-000042`, {
+        headers: {
+          authorization: basic('pcrf'),
+          permissions: 'PCRF_LOCATION_READ_PERMISSION',
+          accept: 'application/json',
+        },
+      });
+      expect(rest.status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await slow.close();
+    }
+  });
+});
