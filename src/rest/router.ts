@@ -1,9 +1,10 @@
 import Router, { RouterMiddleware } from '@koa/router';
-import { DocumentNode, GraphQLSchema, execute, parse, validate } from 'graphql';
+import { DocumentNode, GraphQLSchema, Kind, execute, parse, validate } from 'graphql';
 import type { Context } from 'koa';
 import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
-import { BadUserInputError, ForbiddenError, UnauthenticatedError } from '../errors';
+import { BadUserInputError, ForbiddenError, UnauthenticatedError, invalidField } from '../errors';
+import { IDEMPOTENCY_KEY_RULE, parseIdempotencyKeyHeader } from '../lib/idempotency-key';
 import { readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { sendBody } from './respond';
@@ -26,8 +27,32 @@ export function compileRoutes(
     const document = parse(route.document);
     const errors = validate(schema, document);
     if (errors.length) throw new Error(`REST row ${route.method} ${route.path}: ${errors[0].message}`);
+    if (route.idempotent && !declaresVariable(document, 'idempotencyKey'))
+      throw new Error(
+        `REST row ${route.method} ${route.path}: an idempotent row must declare $idempotencyKey`,
+      );
     return { route, document };
   });
+}
+
+function declaresVariable(document: DocumentNode, name: string): boolean {
+  return document.definitions.some(
+    (d) =>
+      d.kind === Kind.OPERATION_DEFINITION &&
+      (d.variableDefinitions ?? []).some((v) => v.variable.name.value === name),
+  );
+}
+
+/**
+ * The `Idempotency-Key` header's key, or null when absent (CONTRACT §5).
+ * @throws BadUserInputError 412 on `Idempotency-Key` when it is not 1-255 visible ASCII characters.
+ */
+function idempotencyKeyOf(ctx: Context): string | null {
+  const raw = ctx.headers['idempotency-key'];
+  if (raw === undefined) return null;
+  const key = parseIdempotencyKeyHeader(Array.isArray(raw) ? raw.join(', ') : raw);
+  if (key === null) throw invalidField('Idempotency-Key', IDEMPOTENCY_KEY_RULE);
+  return key;
 }
 
 function headerList(value: string): string[] {
@@ -78,17 +103,19 @@ export function restRouter(
       const gctx = await makeContext(ctx);
       try {
         checkTransport(route, ctx, gctx);
+        const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
           query: ctx.query,
-          body: route.method === 'POST' ? await readJsonObject(ctx) : {},
+          body: route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {},
           baseUrl: gctx.baseUrl,
         };
+        const variables = route.variables(input);
         const result = await execute({
           schema,
           document,
           contextValue: gctx,
-          variableValues: route.variables(input),
+          variableValues: route.idempotent ? { ...variables, idempotencyKey } : variables,
         });
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);
