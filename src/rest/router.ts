@@ -1,5 +1,5 @@
 import Router, { RouterMiddleware } from '@koa/router';
-import { DocumentNode, GraphQLSchema, Kind, execute, parse, validate } from 'graphql';
+import { DocumentNode, GraphQLSchema, execute, getOperationAST, parse, validate } from 'graphql';
 import type { Context } from 'koa';
 import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
@@ -27,20 +27,13 @@ export function compileRoutes(
     const document = parse(route.document);
     const errors = validate(schema, document);
     if (errors.length) throw new Error(`REST row ${route.method} ${route.path}: ${errors[0].message}`);
-    if (route.idempotent && !declaresVariable(document, 'idempotencyKey'))
+    const declared = getOperationAST(document)?.variableDefinitions ?? [];
+    if (route.idempotent && !declared.some((v) => v.variable.name.value === 'idempotencyKey'))
       throw new Error(
         `REST row ${route.method} ${route.path}: an idempotent row must declare $idempotencyKey`,
       );
     return { route, document };
   });
-}
-
-function declaresVariable(document: DocumentNode, name: string): boolean {
-  return document.definitions.some(
-    (d) =>
-      d.kind === Kind.OPERATION_DEFINITION &&
-      (d.variableDefinitions ?? []).some((v) => v.variable.name.value === name),
-  );
 }
 
 /**

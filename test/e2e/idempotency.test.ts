@@ -12,6 +12,7 @@ import {
   R,
   REMAINING,
   RIVAL_SUB,
+  SQS_AUTH,
   remainingOf,
   sqsClient,
   useSharingApp,
@@ -39,7 +40,7 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
   const post = (path: string, body: unknown, key: string) => t.sqs.call('POST', path, body, keyed(key));
   const graphql = (query: string, variables: Record<string, unknown>) =>
     t.app.request('POST', '/graphql', {
-      auth: basic('sqs', 'sqs-password'),
+      auth: SQS_AUTH,
       headers: { tenant: 'acme' },
       body: { query, variables },
     });

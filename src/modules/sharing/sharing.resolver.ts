@@ -100,7 +100,7 @@ function loaders(ctx: GatewayContext): SharingLoaders {
 }
 
 const IDEMPOTENCY_KEY_DOC =
-  'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only successful results are remembered: after a refusal the key is free again.';
+  'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only committed results are remembered: after a refusal or a failure the key is free again.';
 
 /** The optional `idempotencyKey` argument of the quota-sharing writes. */
 const idempotencyKeyArg = () =>
