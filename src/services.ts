@@ -3,6 +3,7 @@ import { Config } from './config';
 import { Clock } from './lib/clock';
 import { Logger } from './logger';
 import { ChargingService } from './modules/charging/charging.service';
+import { IdempotencyService } from './modules/idempotency/idempotency.service';
 import { LocationService } from './modules/locations/location.service';
 import { SharingService } from './modules/sharing/sharing.service';
 import { TokenService } from './modules/tokens/token.service';
@@ -26,6 +27,7 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
       clock,
       { maxGroupSize: config.maxGroupSize, maxPlansPerSubscriber: config.maxPlansPerSubscriber },
       logger,
+      new IdempotencyService(db, clock, logger),
     ),
   };
 }

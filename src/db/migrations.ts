@@ -3,6 +3,7 @@ import * as foundation from '../../migrations/20261122000100_foundation';
 import * as locations from '../../migrations/20261122000200_locations';
 import * as charging from '../../migrations/20261122000300_charging';
 import * as sharing from '../../migrations/20261122000400_sharing';
+import * as idempotency from '../../migrations/20261122000500_idempotency';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -14,6 +15,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261122000200_locations', locations],
   ['20261122000300_charging', charging],
   ['20261122000400_sharing', sharing],
+  ['20261122000500_idempotency', idempotency],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

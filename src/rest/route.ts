@@ -31,7 +31,7 @@ export interface RestOutput {
  * result becomes status and body. `TData` is the shape of the operation's `data`.
  */
 export interface RestRoute<TData = unknown> {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** @koa/router path pattern. */
   path: string;
   style: ErrorStyle;
@@ -41,6 +41,11 @@ export interface RestRoute<TData = unknown> {
   tenantHeader: 'required' | 'optional';
   /** Sends `cache-control: no-store` and `pragma: no-cache` (token responses). */
   noStore?: boolean;
+  /**
+   * Takes the `Idempotency-Key` header (CONTRACT §5: every SQS POST and PUT) and passes it as the
+   * operation's `$idempotencyKey` variable, which the document must declare (checked at start-up).
+   */
+  idempotent?: boolean;
   /** The GraphQL document, one operation. */
   document: string;
   /** Request → variables. @throws BadUserInputError for a field of the wrong JSON type. */

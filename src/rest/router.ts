@@ -1,5 +1,5 @@
 import Router, { RouterMiddleware } from '@koa/router';
-import { DocumentNode, GraphQLSchema, execute, parse, validate } from 'graphql';
+import { DocumentNode, GraphQLSchema, execute, getOperationAST, parse, validate } from 'graphql';
 import type { Context } from 'koa';
 import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
@@ -10,7 +10,9 @@ import {
   RETRY_AFTER_SECONDS,
   ServiceUnavailableError,
   UnauthenticatedError,
+  invalidField,
 } from '../errors';
+import { IDEMPOTENCY_KEY_RULE, parseIdempotencyKeyHeader } from '../lib/idempotency-key';
 import { readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { sendBody } from './respond';
@@ -33,8 +35,25 @@ export function compileRoutes(
     const document = parse(route.document);
     const errors = validate(schema, document);
     if (errors.length) throw new Error(`REST row ${route.method} ${route.path}: ${errors[0].message}`);
+    const declared = getOperationAST(document)?.variableDefinitions ?? [];
+    if (route.idempotent && !declared.some((v) => v.variable.name.value === 'idempotencyKey'))
+      throw new Error(
+        `REST row ${route.method} ${route.path}: an idempotent row must declare $idempotencyKey`,
+      );
     return { route, document };
   });
+}
+
+/**
+ * The `Idempotency-Key` header's key, or null when absent (CONTRACT §5).
+ * @throws BadUserInputError 412 on `Idempotency-Key` when it is not 1-255 visible ASCII characters.
+ */
+function idempotencyKeyOf(ctx: Context): string | null {
+  const raw = ctx.headers['idempotency-key'];
+  if (raw === undefined) return null;
+  const key = parseIdempotencyKeyHeader(Array.isArray(raw) ? raw.join(', ') : raw);
+  if (key === null) throw invalidField('Idempotency-Key', IDEMPOTENCY_KEY_RULE);
+  return key;
 }
 
 function headerList(value: string): string[] {
@@ -87,17 +106,19 @@ export function restRouter(
       try {
         gctx = await makeContext(ctx);
         checkTransport(route, ctx, gctx);
+        const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
           query: ctx.query,
-          body: route.method === 'POST' ? await readJsonObject(ctx) : {},
+          body: route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {},
           baseUrl: gctx.baseUrl,
         };
+        const variables = route.variables(input);
         const result = await execute({
           schema,
           document,
           contextValue: gctx,
-          variableValues: route.variables(input),
+          variableValues: route.idempotent ? { ...variables, idempotencyKey } : variables,
         });
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);

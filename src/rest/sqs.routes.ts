@@ -5,7 +5,8 @@ import { RestInput, RestRoute, defineRoute, optionalQueryString } from './route'
 /**
  * Quota-sharing rows (CONTRACT §5, spec 4.4, 4.5, 4.8). Every row needs the `tenant` header and
  * renders errors in the `sqs` style. Only the donation path names a `permissions` header in the
- * spec, so only it requires one; the others check the client's grant.
+ * spec, so only it requires one; the others check the client's grant. Every POST (and PUT) row
+ * is `idempotent`: it takes the `Idempotency-Key` header (CONTRACT §5).
  */
 
 interface DonationData {
@@ -75,8 +76,11 @@ const donate = defineRoute<{ shareQuota: DonationData }>({
   method: 'POST',
   path: '/sqs/api/donations',
   permissionHeader: Permission.SQS_DONATION_PERMISSION,
-  document: `mutation ShareQuota($request: JSONObject!) {
-    shareQuota(request: $request) { id errorCode groupId recipients { recipientId errorCode } }
+  idempotent: true,
+  document: `mutation ShareQuota($request: JSONObject!, $idempotencyKey: String) {
+    shareQuota(request: $request, idempotencyKey: $idempotencyKey) {
+      id errorCode groupId recipients { recipientId errorCode }
+    }
   }`,
   variables: ({ body }) => ({ request: body }),
   result: ({ shareQuota: d }) => {
@@ -93,7 +97,10 @@ const createGroup = defineRoute<{ createGroup: GroupData }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/groups',
-  document: `mutation CreateGroup($request: JSONObject!) { createGroup(request: $request) { ${GROUP_SELECTION} } }`,
+  idempotent: true,
+  document: `mutation CreateGroup($request: JSONObject!, $idempotencyKey: String) {
+    createGroup(request: $request, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
+  }`,
   variables: ({ body }) => ({ request: body }),
   result: ({ createGroup: g }) => ({ status: 201, body: groupBody(g) }),
 });
@@ -184,8 +191,9 @@ const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: numbe
   ...sqs,
   method: 'POST',
   path: '/sqs/api/groups/:id/members',
-  document: `mutation AddGroupMember($groupId: String!, $request: JSONObject!) {
-    addGroupMember(groupId: $groupId, request: $request) { memberId quota }
+  idempotent: true,
+  document: `mutation AddGroupMember($groupId: String!, $request: JSONObject!, $idempotencyKey: String) {
+    addGroupMember(groupId: $groupId, request: $request, idempotencyKey: $idempotencyKey) { memberId quota }
   }`,
   variables: ({ params, body }) => ({ groupId: params.id, request: body }),
   result: ({ addGroupMember: m }, { params }) => ({
@@ -210,8 +218,9 @@ const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>(
   ...sqs,
   method: 'POST',
   path: '/sqs/api/recurringDonations',
-  document: `mutation CreateRecurringDonation($request: JSONObject!) {
-    createRecurringDonation(request: $request) { ${RECURRING_SELECTION} }
+  idempotent: true,
+  document: `mutation CreateRecurringDonation($request: JSONObject!, $idempotencyKey: String) {
+    createRecurringDonation(request: $request, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
   }`,
   variables: ({ body }) => ({ request: body }),
   result: ({ createRecurringDonation: r }) => ({ status: 201, body: recurringBody(r) }),

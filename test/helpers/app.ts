@@ -7,7 +7,7 @@ import { importDataset } from '../../src/dataset/import';
 import { Dataset } from '../../src/dataset/dataset.schema';
 import { createLogger } from '../../src/logger';
 import { FakeClock } from './clock';
-import { TestDb, createTestDb } from './db';
+import { TestDb, createTestDb, reopenTestDb } from './db';
 import { baseDataset, basic } from './fixtures';
 
 /** A response as tests read it. */
@@ -55,13 +55,23 @@ export function parseXml(text: string): Record<string, unknown> {
   return xmlParser.parse(text).response as Record<string, unknown>;
 }
 
-/** Starts the gateway over a fresh migrated database loaded with `dataset` (default the base fixture). */
+/**
+ * Starts the gateway over a fresh migrated database loaded with `dataset` (default the base
+ * fixture), or, with `sameDatabaseAs`, a second instance over that app's database (its own
+ * connection pool, the same clock; closing it leaves the database).
+ */
 export async function startTestApp(
-  opts: { dataset?: Dataset; env?: Record<string, string>; sandboxAuthorization?: string } = {},
+  opts: {
+    dataset?: Dataset;
+    env?: Record<string, string>;
+    sandboxAuthorization?: string;
+    sameDatabaseAs?: TestApp;
+  } = {},
 ): Promise<TestApp> {
-  const tdb = await createTestDb();
-  const clock = new FakeClock();
-  await importDataset(tdb.db, opts.dataset ?? baseDataset(), clock);
+  const first = opts.sameDatabaseAs;
+  const tdb = first ? reopenTestDb(first.tdb) : await createTestDb();
+  const clock = first?.clock ?? new FakeClock();
+  if (!first) await importDataset(tdb.db, opts.dataset ?? baseDataset(), clock);
   const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent', ...opts.env }), databaseUrl: tdb.url };
   const app = await createApp({
     config,

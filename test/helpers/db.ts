@@ -57,6 +57,12 @@ export async function createTestDb(opts: { migrate?: boolean } = {}): Promise<Te
   };
 }
 
+/** Another connection pool to `of`'s database, as a second gateway instance has; destroying it leaves the database. */
+export function reopenTestDb(of: TestDb): TestDb {
+  const db = createKnex(of.url);
+  return { db, url: of.url, dialect: of.dialect, destroy: () => db.destroy() };
+}
+
 /** Every row of every business table, ordered, for "nothing changed" assertions. */
 export async function dumpTables(db: Knex, tables: string[]): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};

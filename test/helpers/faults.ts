@@ -1,18 +1,28 @@
 import { Knex } from 'knex';
 
 /**
- * Real database faults for the charging failure codes (no mocks): a trigger that makes balance
- * writes fail or run slowly, or a table moved out of the way. Each undoes itself.
+ * Real database faults (no mocks): a trigger that makes a table's writes (the balance, for the
+ * charging failure codes) fail or run slowly, or a table moved out of the way. Each undoes itself.
  */
-export async function withFailingBalanceWrites<T>(
+export function withFailingBalanceWrites<T>(
   db: Knex,
   dialect: 'sqlite' | 'mysql',
   fn: () => Promise<T>,
 ): Promise<T> {
+  return withFailingWrites(db, dialect, 'subscribers', fn);
+}
+
+/** Makes every UPDATE of `table` fail ('store offline') for the duration of `fn`. */
+export async function withFailingWrites<T>(
+  db: Knex,
+  dialect: 'sqlite' | 'mysql',
+  table: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   await db.raw(
     dialect === 'mysql'
-      ? "CREATE TRIGGER fault_fail BEFORE UPDATE ON subscribers FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'balance store offline'"
-      : "CREATE TRIGGER fault_fail BEFORE UPDATE ON subscribers BEGIN SELECT RAISE(ABORT, 'balance store offline'); END",
+      ? `CREATE TRIGGER fault_fail BEFORE UPDATE ON ${table} FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'store offline'`
+      : `CREATE TRIGGER fault_fail BEFORE UPDATE ON ${table} BEGIN SELECT RAISE(ABORT, 'store offline'); END`,
   );
   try {
     return await fn();

@@ -148,9 +148,10 @@ export function sharingDataset(): Dataset {
   return ds;
 }
 
-/** Clears every sharing write and restores the plans' `remaining`, period 1. */
+/** Clears every sharing write (and idempotency key) and restores the plans' `remaining`, period 1. */
 export async function resetSharing(db: Knex): Promise<void> {
   for (const t of [
+    'idempotency_keys',
     'allowances',
     'donation_recipients',
     'donations',

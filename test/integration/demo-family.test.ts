@@ -1,6 +1,7 @@
 import { DEMO_FAMILY, demoDataset, seedDemoFamily } from '../../src/dataset/demo';
 import { importDataset } from '../../src/dataset/import';
 import { createLogger } from '../../src/logger';
+import { IdempotencyService } from '../../src/modules/idempotency/idempotency.service';
 import { SharingService } from '../../src/modules/sharing/sharing.service';
 import { FakeClock } from '../helpers/clock';
 import { TestDb, createTestDb } from '../helpers/db';
@@ -16,11 +17,13 @@ describe('the demo family (README "Quota sharing") on the real database', () => 
   it('is seeded after the demo import, and a renewal shares 25 % of 6 GB with each child', async () => {
     await importDataset(t.db, demoDataset(), clock);
     const tenantId = (await t.db('tenants').where({ name: 'demo' }).first()).id as number;
+    const logger = createLogger('silent');
     const sharing = new SharingService(
       t.db,
       clock,
       { maxGroupSize: 10, maxPlansPerSubscriber: 20 },
-      createLogger('silent'),
+      logger,
+      new IdempotencyService(t.db, clock, logger),
     );
     const groupId = await seedDemoFamily(sharing, tenantId);
     const group = await sharing.group({ tenantId }, groupId);

@@ -29,12 +29,14 @@ describe('migrations', () => {
       'donations',
       'donation_recipients',
       'allowances',
+      'idempotency_keys',
     ];
     const all = [
       '20261122000100_foundation',
       '20261122000200_locations',
       '20261122000300_charging',
       '20261122000400_sharing',
+      '20261122000500_idempotency',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);

@@ -99,6 +99,13 @@ function loaders(ctx: GatewayContext): SharingLoaders {
   return perRequest(ctx, 'sharing', () => ctx.services.sharing.loaders(caller));
 }
 
+const IDEMPOTENCY_KEY_DOC =
+  'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only committed results are remembered: after a refusal or a failure the key is free again.';
+
+/** The optional `idempotencyKey` argument of the quota-sharing writes. */
+const idempotencyKeyArg = () =>
+  Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC });
+
 const BODY_DOC = (shape: string) =>
   `The request body of the legacy path: ${shape}. Wrongly typed fields are rejected (HTTP 400 over REST), missing or out-of-range ones name their field (412), as over REST.`;
 
@@ -117,9 +124,10 @@ export class SharingResolver {
       ),
     })
     request: Record<string, unknown>,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), request));
+    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), request, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_DONATION_PERMISSION)
@@ -199,9 +207,10 @@ export class SharingResolver {
       description: BODY_DOC('{ownerId, name, quotaType?} (quotaType `share` by default)'),
     })
     request: Record<string, unknown>,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), request));
+    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), request, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_GROUP_READ_PERMISSION)
@@ -262,9 +271,10 @@ export class SharingResolver {
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
     @Arg('request', () => JSONObjectResolver, { description: BODY_DOC('{memberId, quota}') })
     request: Record<string, unknown>,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, request));
+    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, request, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
@@ -290,9 +300,10 @@ export class SharingResolver {
       ),
     })
     request: Record<string, unknown>,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), request));
+    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), request, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)

@@ -14,6 +14,7 @@ import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { Logger } from '../../logger';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
 import { SqsCode, SqsCodeValue } from './error-codes';
 import {
@@ -129,6 +130,7 @@ export class SharingService {
     private readonly clock: Clock,
     private readonly limits: SharingLimits,
     private readonly logger: Logger,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /**
@@ -137,12 +139,18 @@ export class SharingService {
    * 422/14, `quotaType` = the plan's 412, shareable 422/16, `maxRecipients` 422/13, then each
    * recipient in request order: donor itself 3, unknown 12, not active 14, plan count 1, quota
    * unavailable 15. A single recipient refused with 1 makes the request 422/1 (spec §8). The
-   * donation is recorded with every recipient's result.
-   * @throws BadUserInputError, NotFoundError, UnprocessableError as above.
+   * donation is recorded with every recipient's result. With `idempotencyKey`, a repeat of the
+   * same body returns the recorded donation (see {@link IdempotencyService.run}).
+   * @throws BadUserInputError, NotFoundError, UnprocessableError as above; ConflictError and
+   *   UnprocessableError (errorCode 1) for a key in flight or reused.
    */
-  donate(caller: SharingCaller, body: unknown): Promise<DonationRow> {
+  donate(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<DonationRow> {
     const request = parseDonationRequest(body);
-    return lockingTransaction(this.db, (trx) => this.execute(trx, caller.tenantId, request, null));
+    return this.idempotency.run(
+      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: body },
+      (scope) => lockingTransaction(this.db, scope),
+      (trx) => this.execute(trx, caller.tenantId, request, null),
+    );
   }
 
   /** Executes a parsed donation inside `trx`; see {@link donate}. */
@@ -279,34 +287,43 @@ export class SharingService {
 
   /**
    * `POST /sqs/api/groups`: creates a group owned by an existing subscriber (unknown owner
-   * 422/14); owner+name taken 409/2.
+   * 422/14); owner+name taken 409/2. `idempotencyKey` as for {@link donate}.
    * @throws BadUserInputError (400/412), UnprocessableError, ConflictError.
    */
-  async createGroup(caller: SharingCaller, body: unknown): Promise<GroupRow> {
+  createGroup(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<GroupRow> {
     const g = parseGroupRequest(body);
-    if (!(await findSubscriber(this.db, caller.tenantId, g.ownerId)))
-      throw sqsError.unprocessable(SqsCode.SUBSCRIBER_NOT_FOUND, `owner ${g.ownerId} is not a subscriber`);
-    const now = this.clock.nowMs();
-    const row: GroupRow = {
-      id: newId(),
-      tenantId: caller.tenantId,
-      ownerMsisdn: g.ownerId,
-      name: g.name,
-      quotaType: g.quotaType,
-      createdAt: now,
-      updatedAt: now,
-    };
-    try {
-      await insertGroup(this.db, row);
-    } catch (err) {
-      if (isUniqueViolation(err))
-        throw sqsError.conflict(
-          SqsCode.GROUP_NOT_UNIQUE,
-          `owner ${g.ownerId} already has a group named ${g.name}`,
-        );
-      throw err;
-    }
-    return row;
+    return this.idempotency.run(
+      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'createGroup', request: body },
+      (scope) => this.db.transaction(scope),
+      async (trx) => {
+        if (!(await findSubscriber(trx, caller.tenantId, g.ownerId)))
+          throw sqsError.unprocessable(
+            SqsCode.SUBSCRIBER_NOT_FOUND,
+            `owner ${g.ownerId} is not a subscriber`,
+          );
+        const now = this.clock.nowMs();
+        const row: GroupRow = {
+          id: newId(),
+          tenantId: caller.tenantId,
+          ownerMsisdn: g.ownerId,
+          name: g.name,
+          quotaType: g.quotaType,
+          createdAt: now,
+          updatedAt: now,
+        };
+        try {
+          await insertGroup(trx, row);
+        } catch (err) {
+          if (isUniqueViolation(err))
+            throw sqsError.conflict(
+              SqsCode.GROUP_NOT_UNIQUE,
+              `owner ${g.ownerId} already has a group named ${g.name}`,
+            );
+          throw err;
+        }
+        return row;
+      },
+    );
   }
 
   /**
@@ -360,37 +377,54 @@ export class SharingService {
    * `POST /sqs/api/groups/<id>/members`: group 404/5; quota range by the group's quota type 412;
    * the owner 422/3; not a subscriber 422/12; already a member 409/1; group full
    * (MAX_GROUP_SIZE) 422/6; share quotas over 10^7 in total 422/4. The group row is locked, so
-   * simultaneous additions cannot pass either limit.
+   * simultaneous additions cannot pass either limit. `idempotencyKey` as for {@link donate}.
    */
-  addMember(caller: SharingCaller, groupId: string, body: unknown): Promise<MemberRow> {
+  addMember(
+    caller: SharingCaller,
+    groupId: string,
+    body: unknown,
+    idempotencyKey?: string | null,
+  ): Promise<MemberRow> {
     parseMemberRequest(body, undefined);
-    return lockingTransaction(this.db, async (trx) => {
-      const group = await findGroup(trx, caller.tenantId, groupId, true);
-      if (!group) throw sqsError.groupNotFound(groupId);
-      const m = parseMemberRequest(body, group.quotaType ?? 'share');
-      if (m.memberId === group.ownerMsisdn)
-        throw sqsError.unprocessable(SqsCode.OWNER_AS_MEMBER, 'the group owner cannot be a member');
-      if (!(await findSubscriber(trx, caller.tenantId, m.memberId)))
-        throw sqsError.unprocessable(SqsCode.RECIPIENT_NOT_FOUND, `member ${m.memberId} is not a subscriber`);
-      const members = await membersOf(trx, [group.id]);
-      if (members.some((x) => x.memberMsisdn === m.memberId))
-        throw sqsError.conflict(SqsCode.GENERAL, `${m.memberId} is already a member of group ${group.id}`);
-      if (members.length >= this.limits.maxGroupSize)
-        throw sqsError.unprocessable(
-          SqsCode.GROUP_SIZE_EXCEEDED,
-          `group ${group.id} has ${this.limits.maxGroupSize} members`,
-        );
-      if (group.quotaType !== 'amount' && members.reduce((s, x) => s + x.quota, m.quota) > SHARE_QUOTA_MAX)
-        throw sqsError.unprocessable(SqsCode.GROUP_QUOTA_EXCEEDED, 'member share quotas would exceed 100%');
-      const row: MemberRow = {
-        groupId: group.id,
-        memberMsisdn: m.memberId,
-        quota: m.quota,
-        createdAt: this.clock.nowMs(),
-      };
-      await insertMember(trx, row);
-      return row;
-    });
+    return this.idempotency.run(
+      {
+        tenantId: caller.tenantId,
+        key: idempotencyKey,
+        operation: 'addGroupMember',
+        request: { groupId, body },
+      },
+      (scope) => lockingTransaction(this.db, scope),
+      async (trx) => {
+        const group = await findGroup(trx, caller.tenantId, groupId, true);
+        if (!group) throw sqsError.groupNotFound(groupId);
+        const m = parseMemberRequest(body, group.quotaType ?? 'share');
+        if (m.memberId === group.ownerMsisdn)
+          throw sqsError.unprocessable(SqsCode.OWNER_AS_MEMBER, 'the group owner cannot be a member');
+        if (!(await findSubscriber(trx, caller.tenantId, m.memberId)))
+          throw sqsError.unprocessable(
+            SqsCode.RECIPIENT_NOT_FOUND,
+            `member ${m.memberId} is not a subscriber`,
+          );
+        const members = await membersOf(trx, [group.id]);
+        if (members.some((x) => x.memberMsisdn === m.memberId))
+          throw sqsError.conflict(SqsCode.GENERAL, `${m.memberId} is already a member of group ${group.id}`);
+        if (members.length >= this.limits.maxGroupSize)
+          throw sqsError.unprocessable(
+            SqsCode.GROUP_SIZE_EXCEEDED,
+            `group ${group.id} has ${this.limits.maxGroupSize} members`,
+          );
+        if (group.quotaType !== 'amount' && members.reduce((s, x) => s + x.quota, m.quota) > SHARE_QUOTA_MAX)
+          throw sqsError.unprocessable(SqsCode.GROUP_QUOTA_EXCEEDED, 'member share quotas would exceed 100%');
+        const row: MemberRow = {
+          groupId: group.id,
+          memberMsisdn: m.memberId,
+          quota: m.quota,
+          createdAt: this.clock.nowMs(),
+        };
+        await insertMember(trx, row);
+        return row;
+      },
+    );
   }
 
   /**
@@ -409,52 +443,66 @@ export class SharingService {
    * `POST /sqs/api/recurringDonations` (either form): body 400/412, donor 404/7, plan 404/8,
    * quotaType 412, shareable 422/16, recurring 422/9, group 404/5 (and owned by the donor,
    * else 412 on groupId), more recipients than `maxRecipients` 422/13, one per plan 409/11.
+   * `idempotencyKey` as for {@link donate}.
    */
-  createRecurring(caller: SharingCaller, body: unknown): Promise<RecurringRow> {
+  createRecurring(
+    caller: SharingCaller,
+    body: unknown,
+    idempotencyKey?: string | null,
+  ): Promise<RecurringRow> {
     const r = parseDonationRequest(body, true);
-    return lockingTransaction(this.db, async (trx) => {
-      const locked = await findSubscriberPlan(trx, caller.tenantId, r.donorPlanId, true);
-      const donorId = r.donorId!;
-      const { plan } = await this.donorOf(trx, caller.tenantId, donorId, locked, r.donorPlanId);
-      let quotaType = plan.definition.shareQuotaType;
-      if (r.form === 'group') {
-        const group = await findGroup(trx, caller.tenantId, r.groupId);
-        if (!group) throw sqsError.groupNotFound(r.groupId);
-        if (group.ownerMsisdn !== donorId)
-          throw sqsError.invalid('groupId', 'must be a group the donor owns');
-        quotaType = r.quotaType ?? group.quotaType ?? quotaType;
-      } else {
-        quotaType = r.quotaType;
-      }
-      this.checkShareable(plan, quotaType, 'quotaType');
-      if (!plan.definition.recurring)
-        throw sqsError.unprocessable(SqsCode.PLAN_NOT_RECURRING, `plan ${plan.id} is not a recurring plan`);
-      if (r.form === 'recipients' && r.recipients.length > plan.definition.maxRecipients)
-        throw sqsError.unprocessable(
-          SqsCode.MAX_RECIPIENTS_EXCEEDED,
-          `plan ${plan.id} may share with ${plan.definition.maxRecipients} recipients`,
-        );
-      const row: RecurringRow = {
-        id: newId(),
+    return this.idempotency.run(
+      {
         tenantId: caller.tenantId,
-        donorMsisdn: donorId,
-        donorPlanId: plan.id,
-        quotaType,
-        groupId: r.form === 'group' ? r.groupId : null,
-        recipients: r.form === 'recipients' ? r.recipients : null,
-        createdAt: this.clock.nowMs(),
-      };
-      const exists = () =>
-        sqsError.conflict(SqsCode.RECURRING_EXISTS, `plan ${plan.id} already has a recurring donation`);
-      if (await findRecurring(trx, caller.tenantId, { donorPlanId: plan.id })) throw exists();
-      try {
-        await insertRecurring(trx, row);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw exists();
-        throw err;
-      }
-      return row;
-    });
+        key: idempotencyKey,
+        operation: 'createRecurringDonation',
+        request: body,
+      },
+      (scope) => lockingTransaction(this.db, scope),
+      async (trx) => {
+        const locked = await findSubscriberPlan(trx, caller.tenantId, r.donorPlanId, true);
+        const donorId = r.donorId!;
+        const { plan } = await this.donorOf(trx, caller.tenantId, donorId, locked, r.donorPlanId);
+        let quotaType = plan.definition.shareQuotaType;
+        if (r.form === 'group') {
+          const group = await findGroup(trx, caller.tenantId, r.groupId);
+          if (!group) throw sqsError.groupNotFound(r.groupId);
+          if (group.ownerMsisdn !== donorId)
+            throw sqsError.invalid('groupId', 'must be a group the donor owns');
+          quotaType = r.quotaType ?? group.quotaType ?? quotaType;
+        } else {
+          quotaType = r.quotaType;
+        }
+        this.checkShareable(plan, quotaType, 'quotaType');
+        if (!plan.definition.recurring)
+          throw sqsError.unprocessable(SqsCode.PLAN_NOT_RECURRING, `plan ${plan.id} is not a recurring plan`);
+        if (r.form === 'recipients' && r.recipients.length > plan.definition.maxRecipients)
+          throw sqsError.unprocessable(
+            SqsCode.MAX_RECIPIENTS_EXCEEDED,
+            `plan ${plan.id} may share with ${plan.definition.maxRecipients} recipients`,
+          );
+        const row: RecurringRow = {
+          id: newId(),
+          tenantId: caller.tenantId,
+          donorMsisdn: donorId,
+          donorPlanId: plan.id,
+          quotaType,
+          groupId: r.form === 'group' ? r.groupId : null,
+          recipients: r.form === 'recipients' ? r.recipients : null,
+          createdAt: this.clock.nowMs(),
+        };
+        const exists = () =>
+          sqsError.conflict(SqsCode.RECURRING_EXISTS, `plan ${plan.id} already has a recurring donation`);
+        if (await findRecurring(trx, caller.tenantId, { donorPlanId: plan.id })) throw exists();
+        try {
+          await insertRecurring(trx, row);
+        } catch (err) {
+          if (isUniqueViolation(err)) throw exists();
+          throw err;
+        }
+        return row;
+      },
+    );
   }
 
   /**
