@@ -20,6 +20,7 @@ import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
 import { Logger } from './logger';
 import { BODY_LIMIT_BYTES } from './rest/body';
+import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { sendBody } from './rest/respond';
 import { restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
@@ -176,6 +177,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
   });
+  system.get(OAUTH2_PATHS.metadata, authorizationServerMetadataHandler(config.publicBaseUrl));
   koa.use(system.routes());
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
@@ -211,7 +213,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext);
+  const rest = restRouter(ROUTES, schema, makeContext, (h) => authenticator.authenticate(h));
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 

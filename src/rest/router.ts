@@ -4,8 +4,10 @@ import type { Context } from 'koa';
 import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
 import { BadUserInputError, ForbiddenError, UnauthenticatedError } from '../errors';
-import { readJsonObject } from './body';
+import { AuthResult } from '../auth/authenticate';
+import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
+import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
 import { sendBody } from './respond';
 import { RestInput, RestRoute } from './route';
 
@@ -62,11 +64,14 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
  * Builds the legacy REST router: each row authenticates, checks the tenant and permissions
  * headers, reads the body, and executes its pre-parsed operation against the same schema and
  * context as `/graphql`, then maps data or errors to the legacy status and body.
+ * `oauth2` rows read the body first (form or JSON), since the client may authenticate in it,
+ * and check those credentials with `authenticate` (the same check as a Basic header).
  */
 export function restRouter(
   routes: ReadonlyArray<RestRoute<never>>,
   schema: GraphQLSchema,
   makeContext: (ctx: Context) => Promise<GatewayContext>,
+  authenticate?: (headers: Record<string, string>) => Promise<AuthResult>,
 ): Router {
   const router = new Router();
   for (const { route, document } of compileRoutes(routes, schema)) {
@@ -75,15 +80,31 @@ export function restRouter(
         ctx.set('cache-control', 'no-store');
         ctx.set('pragma', 'no-cache');
       }
+      const oauth2 = route.style === 'oauth2';
+      let early: { body?: Record<string, unknown>; err?: unknown } = {};
+      if (oauth2) {
+        try {
+          const body = await readFormOrJsonObject(ctx);
+          if (!authenticate) throw new Error('oauth2 rows need an authenticate function');
+          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, authenticate);
+          early = { body };
+        } catch (err) {
+          ctx.state.auth ??= { status: 'missing' };
+          early = { err };
+        }
+      }
       const gctx = await makeContext(ctx);
+      let executed = false;
       try {
+        if (early.err) throw early.err;
         checkTransport(route, ctx, gctx);
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
           query: ctx.query,
-          body: route.method === 'POST' ? await readJsonObject(ctx) : {},
+          body: early.body ?? (route.method === 'POST' ? await readJsonObject(ctx) : {}),
           baseUrl: gctx.baseUrl,
         };
+        executed = true;
         const result = await execute({
           schema,
           document,
@@ -92,9 +113,15 @@ export function restRouter(
         });
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);
-        sendBody(ctx, out.status, out.body);
+        sendBody(ctx, out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
         const failure = toFailure(err, gctx.logger);
+        if (oauth2) {
+          const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
+          if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
+          sendBody(ctx, out.status, out.body, 'json');
+          return;
+        }
         if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
         sendBody(ctx, failure.status, failureBody(route.style, failure));
       }
