@@ -1,30 +1,6 @@
-import { Permission } from '../../src/auth/permissions';
-import { Dataset } from '../../src/dataset/dataset.schema';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
-import { baseDataset, basic } from '../helpers/fixtures';
-
-/** The base fixture plus a gateway that may only introspect and a client whose secret needs form encoding. */
-export function oauth2Dataset(): Dataset {
-  const d = baseDataset();
-  d.clients = [
-    ...(d.clients ?? []),
-    {
-      tenant: 'acme',
-      username: 'gateway',
-      password: 'gateway-password',
-      permissions: [Permission.TOKEN_INTROSPECT],
-      enabled: true,
-    },
-    {
-      tenant: 'acme',
-      username: 'edge@acme',
-      password: 'p@ss word+1%é',
-      permissions: [Permission.TOKEN_ISSUE, Permission.TOKEN_INTROSPECT],
-      enabled: true,
-    },
-  ];
-  return d;
-}
+import { basic } from '../helpers/fixtures';
+import { EDGE_SECRET, oauth2Dataset } from '../helpers/oauth2';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -123,12 +99,12 @@ describe('Standard OAuth 2.0 endpoints (RFC 6749 §4.4, 7662, 7009, 8414) over H
       });
       expect(json.status).toBe(200);
       expect(json.json().token_type).toBe('Bearer');
-      const encoded = await post('/oauth2/token', GRANT, { auth: rfcBasic('edge@acme', 'p@ss word+1%é') });
+      const encoded = await post('/oauth2/token', GRANT, { auth: rfcBasic('edge@acme', EDGE_SECRET) });
       expect(encoded.status).toBe(200);
       const postSpecial = await post('/oauth2/token', {
         ...GRANT,
         client_id: 'edge@acme',
-        client_secret: 'p@ss word+1%é',
+        client_secret: EDGE_SECRET,
       });
       expect(postSpecial.status).toBe(200);
       // A client_id beside Basic credentials is fine when it names the same client.
@@ -337,7 +313,7 @@ describe('Standard OAuth 2.0 endpoints (RFC 6749 §4.4, 7662, 7009, 8414) over H
     });
 
     it('400 invalid_request without a token, 400 unauthorized_client without TOKEN_INTROSPECT, 401 invalid_client without credentials', async () => {
-      for (const params of [{}, { token: '' }]) {
+      for (const params of [{}, { token: '' }] as Record<string, string>[]) {
         expectError(await post('/oauth2/introspect', params, { as: 'portal' }), 400, 'invalid_request');
       }
       const t = await token();
