@@ -23,6 +23,7 @@ import { Clock, systemClock } from './lib/clock';
 import { runInRequestScope } from './lib/request-scope';
 import { Logger } from './logger';
 import { BODY_LIMIT_BYTES } from './rest/body';
+import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { sendBody } from './rest/respond';
 import { restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
@@ -209,6 +210,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     ctx.type = metrics.contentType;
     ctx.body = await metrics.metrics();
   });
+  system.get(OAUTH2_PATHS.metadata, authorizationServerMetadataHandler(config.publicBaseUrl));
   koa.use(system.routes());
 
   // Probes above are never shed; everything below counts against MAX_INFLIGHT.
@@ -284,7 +286,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext, logger);
+  const rest = restRouter(ROUTES, schema, makeContext, logger, (h) => authenticator.authenticate(h));
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 

@@ -96,11 +96,12 @@ export class UnprocessableError extends DomainError {
 
 /**
  * The OAuth-style token errors of CONTRACT §3 (HTTP 400): `error` is `invalid_request` or
- * `unsupported_grant_type`; `error_description` is the published text.
+ * `unsupported_grant_type` (`invalid_scope` on the standard `/oauth2/token`, RFC 6749 §5.2);
+ * `error_description` is the published text.
  */
 export class OAuthRequestError extends BadUserInputError {
   constructor(
-    readonly error: 'invalid_request' | 'unsupported_grant_type',
+    readonly error: 'invalid_request' | 'unsupported_grant_type' | 'invalid_scope',
     readonly errorDescription: string,
     fields: string[],
   ) {

@@ -1,20 +1,25 @@
 import type { Context } from 'koa';
-import { negotiateFormat } from './negotiate';
+import { Format, negotiateFormat } from './negotiate';
 import { toXml } from './xml';
 
 /**
  * Writes a REST response in the negotiated format (CONTRACT §1): JSON when it is the client's
  * best acceptable type, otherwise XML. `vary: accept` tells caches the body depends on it. A null
- * body sends none (for 204).
+ * body sends none (for 204). `format` overrides negotiation (the JSON-only OAuth 2.0 rows).
  */
-export function sendBody(ctx: Context, status: number, body: Record<string, unknown> | null): void {
+export function sendBody(
+  ctx: Context,
+  status: number,
+  body: Record<string, unknown> | null,
+  format?: Format,
+): void {
   ctx.status = status;
   ctx.vary('accept');
   if (body === null) {
     ctx.body = null;
     return;
   }
-  if (negotiateFormat(ctx.get('accept') || undefined) === 'json') {
+  if ((format ?? negotiateFormat(ctx.get('accept') || undefined)) === 'json') {
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = JSON.stringify(body);
   } else {

@@ -6,9 +6,12 @@ import { BadUserInputError, ServiceUnavailableError } from '../errors';
  * - `oauth`: token endpoints, `{"error","error_description"}` (401 `unauthorized`, published);
  * - `plain`: every other path, `{"errorCode":1,"message"}` unless a domain error gives its own code;
  * - `sqs`: quota-sharing paths (spec 4.8): 412 `{"errors":[{"field","description"}]}`, 404/409/422
- *   `{"message","errorCode"}`, other statuses as `plain`.
+ *   `{"message","errorCode"}`, other statuses as `plain`;
+ * - `oauth2`: the standard OAuth 2.0 rows (`/oauth2/*`, not legacy): RFC 6749 §5.2 error bodies
+ *   (`invalid_client` 401, `unauthorized_client`, ...), always JSON; the body may also be
+ *   form-encoded and the client may authenticate by RFC 6749 §2.3.1 (see `oauth2.ts`).
  */
-export type ErrorStyle = 'oauth' | 'plain' | 'sqs';
+export type ErrorStyle = 'oauth' | 'plain' | 'sqs' | 'oauth2';
 
 /** What a row's variable mapping sees of the request. */
 export interface RestInput {
@@ -46,6 +49,11 @@ export interface RestRoute<TData = unknown> {
    * operation's `$idempotencyKey` variable, which the document must declare (checked at start-up).
    */
   idempotent?: boolean;
+  /**
+   * `oauth2` rows only: how this row names, in its error descriptions, the request parameters
+   * the operation's errors name otherwise (e.g. `{client_id: 'msisdn'}` on `/oauth2/token`).
+   */
+  parameterNames?: Readonly<Record<string, string>>;
   /** The GraphQL document, one operation. */
   document: string;
   /** Request → variables. @throws BadUserInputError for a field of the wrong JSON type. */

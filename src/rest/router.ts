@@ -13,8 +13,10 @@ import {
   invalidField,
 } from '../errors';
 import { IDEMPOTENCY_KEY_RULE, parseIdempotencyKeyHeader } from '../lib/idempotency-key';
-import { readJsonObject } from './body';
+import { AuthResult } from '../auth/authenticate';
+import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
+import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
 import { sendBody } from './respond';
 import { RestInput, RestRoute } from './route';
 
@@ -88,12 +90,15 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
  * Builds the legacy REST router: each row authenticates, checks the tenant and permissions
  * headers, reads the body, and executes its pre-parsed operation against the same schema and
  * context as `/graphql`, then maps data or errors to the legacy status and body.
+ * `oauth2` rows read the body first (form or JSON), since the client may authenticate in it,
+ * and check those credentials with `authenticate` (the same check as a Basic header).
  */
 export function restRouter(
   routes: ReadonlyArray<RestRoute<never>>,
   schema: GraphQLSchema,
   makeContext: (ctx: Context) => Promise<GatewayContext>,
   logger: Logger,
+  authenticate?: (headers: Record<string, string>) => Promise<AuthResult>,
 ): Router {
   const router = new Router();
   for (const { route, document } of compileRoutes(routes, schema)) {
@@ -102,17 +107,35 @@ export function restRouter(
         ctx.set('cache-control', 'no-store');
         ctx.set('pragma', 'no-cache');
       }
+      const oauth2 = route.style === 'oauth2';
+      let early: { body?: Record<string, unknown>; err?: unknown } = {};
+      if (oauth2) {
+        try {
+          const body = await readFormOrJsonObject(ctx);
+          if (!authenticate) throw new Error('oauth2 rows need an authenticate function');
+          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, authenticate);
+          early = { body };
+        } catch (err) {
+          ctx.state.auth ??= { status: 'missing' };
+          early = { err };
+        }
+      }
       let gctx: GatewayContext | undefined;
+      let executed = false;
       try {
+        if (early.err) throw early.err;
         gctx = await makeContext(ctx);
         checkTransport(route, ctx, gctx);
         const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
           query: ctx.query,
-          body: route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {},
+          body:
+            early.body ??
+            (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
           baseUrl: gctx.baseUrl,
         };
+        executed = true;
         const variables = route.variables(input);
         const result = await execute({
           schema,
@@ -122,17 +145,22 @@ export function restRouter(
         });
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);
-        sendBody(ctx, out.status, out.body);
+        sendBody(ctx, out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
         const failure = toFailure(err, gctx?.logger ?? logger);
-        if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
-        if (failure.domain instanceof ServiceUnavailableError) {
-          if (route.unavailable) {
-            const out = route.unavailable(failure.domain.reason);
-            sendBody(ctx, out.status, out.body);
-            return;
-          }
+        if (failure.domain instanceof ServiceUnavailableError && !route.unavailable)
           ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+        if (oauth2) {
+          const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
+          if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
+          sendBody(ctx, out.status, out.body, 'json');
+          return;
+        }
+        if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
+        if (failure.domain instanceof ServiceUnavailableError && route.unavailable) {
+          const out = route.unavailable(failure.domain.reason);
+          sendBody(ctx, out.status, out.body);
+          return;
         }
         sendBody(ctx, failure.status, failureBody(route.style, failure));
       }

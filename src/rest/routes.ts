@@ -1,5 +1,6 @@
 import { CHARGING_ROUTES } from './charging.routes';
 import { LOCATION_ROUTES } from './location.routes';
+import { OAUTH2_ROUTES } from './oauth2.routes';
 import { RestRoute, defineRoute, optionalString } from './route';
 import { SQS_ROUTES } from './sqs.routes';
 
@@ -53,4 +54,5 @@ export const ROUTES: ReadonlyArray<RestRoute<never>> = [
   ...LOCATION_ROUTES,
   ...CHARGING_ROUTES,
   ...SQS_ROUTES,
+  ...OAUTH2_ROUTES,
 ];

@@ -41,11 +41,14 @@ describe('TokenService on the real database', () => {
 
   it('is active until expiry, then inactive; other tenants never see it', async () => {
     const { accessToken } = await svc.issue(acme, 'client_credentials', '353871234567');
-    const expiry = Math.floor(clock.ms / 1000) + 3600;
+    const issuedAt = Math.floor(clock.ms / 1000);
+    const expiry = issuedAt + 3600;
     expect(await svc.introspect(acme, accessToken)).toEqual({
       active: true,
       clientId: '353871234567',
       expiry,
+      issuedAt,
+      issuedBy: 'portal',
     });
     expect(await svc.introspect(rival, accessToken)).toEqual({ active: false });
     clock.advanceSeconds(3599);

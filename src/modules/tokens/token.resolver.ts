@@ -34,7 +34,7 @@ export class TokenResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<TokenIntrospectionType> {
     const r = await ctx.services.tokens.introspect(callerOf(ctx), token);
-    return r.active ? r : { active: false, clientId: null, expiry: null };
+    return r.active ? r : { active: false, clientId: null, expiry: null, issuedAt: null, issuedBy: null };
   }
 
   @Authorized(Permission.TOKEN_ISSUE)

@@ -21,8 +21,13 @@ export interface IssuedToken {
   expiresIn: number;
 }
 
-/** Introspection outcome (spec 2.3): `expiry` in epoch seconds, only when active. */
-export type TokenIntrospection = { active: false } | { active: true; clientId: string; expiry: number };
+/**
+ * Introspection outcome (spec 2.3, RFC 7662 §2.2), only when active: `clientId` is the subscriber
+ * MSISDN (the legacy name), `expiry` and `issuedAt` are epoch seconds, `issuedBy` is the username
+ * of the API client that issued the token.
+ */
+export type TokenIntrospection =
+  { active: false } | { active: true; clientId: string; expiry: number; issuedAt: number; issuedBy: string };
 
 /** SHA-256 hex of a token: the only form stored. */
 export function hashToken(token: string): string {
@@ -100,7 +105,13 @@ export class TokenService {
     const row = await findToken(this.db, caller.tenantId, hashToken(token as string));
     if (!row || row.revokedAt !== null || epochSeconds(this.clock) >= row.expiresAtSeconds)
       return { active: false };
-    return { active: true, clientId: row.msisdn, expiry: row.expiresAtSeconds };
+    return {
+      active: true,
+      clientId: row.msisdn,
+      expiry: row.expiresAtSeconds,
+      issuedAt: Math.floor(row.issuedAt / 1000),
+      issuedBy: row.issuedBy,
+    };
   }
 
   /**

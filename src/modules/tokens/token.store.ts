@@ -11,6 +11,11 @@ export interface TokenRow {
   revokedAt: number | null;
 }
 
+/** A stored token with the username of the API client that issued it (for RFC 7662 `client_id`). */
+export interface TokenRowWithIssuer extends TokenRow {
+  issuedBy: string;
+}
+
 /** Inserts a token row. */
 export async function insertToken(db: Knex, row: Omit<TokenRow, 'revokedAt'>): Promise<void> {
   await db('tokens').insert({
@@ -23,23 +28,25 @@ export async function insertToken(db: Knex, row: Omit<TokenRow, 'revokedAt'>): P
   });
 }
 
-/** Finds a token of the tenant by hash (revoked or expired ones included). */
+/** Finds a token of the tenant by hash (revoked or expired ones included), with its issuer's username. */
 export async function findToken(
   db: Knex,
   tenantId: number,
   tokenHash: string,
-): Promise<TokenRow | undefined> {
-  const r = await db('tokens')
+): Promise<TokenRowWithIssuer | undefined> {
+  const r = await db('tokens as t')
+    .join('api_clients as c', 'c.id', 't.api_client_id')
     .select(
-      'tenant_id',
-      'token_hash',
-      'msisdn',
-      'api_client_id',
-      'issued_at',
-      'expires_at_seconds',
-      'revoked_at',
+      't.tenant_id',
+      't.token_hash',
+      't.msisdn',
+      't.api_client_id',
+      't.issued_at',
+      't.expires_at_seconds',
+      't.revoked_at',
+      'c.username as issued_by',
     )
-    .where({ token_hash: tokenHash, tenant_id: tenantId })
+    .where({ 't.token_hash': tokenHash, 't.tenant_id': tenantId })
     .first();
   if (!r) return undefined;
   return {
@@ -50,6 +57,7 @@ export async function findToken(
     issuedAt: Number(r.issued_at),
     expiresAtSeconds: Number(r.expires_at_seconds),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    issuedBy: r.issued_by,
   };
 }
 

@@ -35,4 +35,17 @@ export class TokenIntrospectionType {
     description: 'Expiry in Unix epoch seconds; null when inactive.',
   })
   expiry!: number | null;
+
+  @Field(() => SafeIntResolver, {
+    nullable: true,
+    description: 'Issue time in Unix epoch seconds (RFC 7662 `iat`); null when inactive.',
+  })
+  issuedAt!: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Username of the API client that issued the token (RFC 7662 `client_id`); null when inactive.',
+  })
+  issuedBy!: string | null;
 }
