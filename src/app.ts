@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import depthLimit from 'graphql-depth-limit';
@@ -14,6 +12,7 @@ import { Config } from './config';
 import { ping } from './db/knex';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
+import { explorerRouter, landingPagePlugin } from './graphql/explorer';
 import { makeFormatError } from './graphql/format-error';
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
@@ -33,7 +32,7 @@ export interface AppDeps {
   logger: Logger;
   /** Defaults to the wall clock; tests pass a controlled one. */
   clock?: Clock;
-  /** `authorization` value pre-filled in Apollo Sandbox (the demo client's, when demo data is loaded). */
+  /** `authorization` value pre-filled in the explorer, Sandbox or GraphiQL (the demo client's, when demo data is loaded). */
   sandboxAuthorization?: string;
 }
 
@@ -88,13 +87,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     validationRules: [depthLimit(MAX_QUERY_DEPTH)],
     plugins: [
       credentialsPlugin(config.graphqlSandbox),
-      config.graphqlSandbox
-        ? ApolloServerPluginLandingPageLocalDefault({
-            embed: true,
-            footer: false,
-            ...(deps.sandboxAuthorization ? { headers: { authorization: deps.sandboxAuthorization } } : {}),
-          })
-        : ApolloServerPluginLandingPageDisabled(),
+      landingPagePlugin({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }),
     ],
   });
   await apollo.start();
@@ -177,6 +170,9 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     ctx.body = await metrics.metrics();
   });
   koa.use(system.routes());
+  koa.use(
+    explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }).routes(),
+  );
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
