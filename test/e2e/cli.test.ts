@@ -142,7 +142,7 @@ describe('start-up errors are one line', () => {
     url.pathname = '/sg_no_such_database';
     expectOneLineFailure(
       run(MAIN, [], { env: { DATABASE_URL: url.toString(), PORT: '0' } }),
-      /^fatal: Unknown database 'sg_no_such_database'$/,
+      /^fatal: Unknown database 'sg_no_such_database'$/m,
     );
   });
 });
