@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import depthLimit from 'graphql-depth-limit';
@@ -15,6 +13,7 @@ import { databaseFailureOf, ping } from './db/knex';
 import { RETRY_AFTER_SECONDS, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
+import { explorerRouter, landingPagePlugin } from './graphql/explorer';
 import { makeFormatError } from './graphql/format-error';
 import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from './graphql/limits';
 import { apolloKoa } from './graphql/koa-apollo';
@@ -37,7 +36,7 @@ export interface AppDeps {
   logger: Logger;
   /** Defaults to the wall clock; tests pass a controlled one. */
   clock?: Clock;
-  /** `authorization` value pre-filled in Apollo Sandbox (the demo client's, when demo data is loaded). */
+  /** `authorization` value pre-filled in the explorer, Sandbox or GraphiQL (the demo client's, when demo data is loaded). */
   sandboxAuthorization?: string;
 }
 
@@ -119,13 +118,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
           'Query.subscriberPlans': config.maxPlansPerSubscriber,
         },
       }),
-      config.graphqlSandbox
-        ? ApolloServerPluginLandingPageLocalDefault({
-            embed: true,
-            footer: false,
-            ...(deps.sandboxAuthorization ? { headers: { authorization: deps.sandboxAuthorization } } : {}),
-          })
-        : ApolloServerPluginLandingPageDisabled(),
+      landingPagePlugin({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }),
     ],
   });
   await apollo.start();
@@ -212,6 +205,9 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   });
   system.get(OAUTH2_PATHS.metadata, authorizationServerMetadataHandler(config.publicBaseUrl));
   koa.use(system.routes());
+  koa.use(
+    explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }).routes(),
+  );
 
   // Probes above are never shed; everything below counts against MAX_INFLIGHT.
   let admitted = 0;

@@ -25,8 +25,16 @@ export interface Config {
   maxPlansPerSubscriber: number;
   /** Requests in flight past which the service answers 503 (default 1000). */
   maxInflight: number;
-  /** Apollo Sandbox landing page and credential-free schema introspection (default on outside production). */
+  /**
+   * A GraphQL explorer is served and schema introspection needs no credentials: true unless
+   * `graphqlExplorer` is `off`.
+   */
   graphqlSandbox: boolean;
+  /**
+   * The browser explorer at `GET /graphql` (`GRAPHQL_EXPLORER`, see {@link ExplorerMode}):
+   * default `auto`, or `off` where `GRAPHQL_SANDBOX=false` or in production unless `GRAPHQL_SANDBOX=true`.
+   */
+  graphqlExplorer: ExplorerMode;
   /** pino log level. */
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Trust `x-forwarded-*` headers (only behind a proxy you control). */
@@ -46,6 +54,21 @@ export interface Config {
   /** Bounds on every database wait (DB_* variables). */
   db: DbLimits;
 }
+
+/**
+ * Which GraphQL explorer a browser gets at `GET /graphql` (`GRAPHQL_EXPLORER`):
+ * - `sandbox`: Apollo Sandbox, whose UI the browser loads from Apollo's CDN (blank when offline);
+ * - `graphiql`: GraphiQL served entirely by the gateway from the `graphiql`, `react` and
+ *   `react-dom` packages' own builds: the page names no other host, so it works air-gapped;
+ * - `auto`: Apollo Sandbox, and the browser switches to the gateway's GraphiQL
+ *   (`/graphql/explorer`) when the Sandbox script cannot be loaded (a script error, or not
+ *   loaded within {@link 8 s));
+ * - `off`: no landing page, no credential-free introspection.
+ */
+export type ExplorerMode = 'auto' | 'sandbox' | 'graphiql' | 'off';
+
+/** Every explorer mode, in the order the configuration documents them. */
+export const EXPLORER_MODES: readonly ExplorerMode[] = ['auto', 'sandbox', 'graphiql', 'off'];
 
 /** Raised when the environment holds an invalid value; the message names every offending variable. */
 export class ConfigError extends Error {
@@ -82,6 +105,11 @@ const schema = z.object({
   MAX_PLANS_PER_SUBSCRIBER: int(1, 10_000).default(20),
   MAX_INFLIGHT: int(1, 1_000_000).default(1000),
   GRAPHQL_SANDBOX: bool.optional(),
+  GRAPHQL_EXPLORER: z
+    .enum(EXPLORER_MODES as [ExplorerMode, ...ExplorerMode[]], {
+      error: `must be one of ${EXPLORER_MODES.join(', ')}`,
+    })
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: bool.default(false),
   NODE_ENV: z.string().optional(),
@@ -112,6 +140,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
+  if (e.GRAPHQL_SANDBOX === false && e.GRAPHQL_EXPLORER !== undefined && e.GRAPHQL_EXPLORER !== 'off')
+    throw new ConfigError(
+      `invalid configuration:\n  GRAPHQL_EXPLORER: ${e.GRAPHQL_EXPLORER} contradicts GRAPHQL_SANDBOX=false (unset one of them)`,
+    );
+  const graphqlExplorer: ExplorerMode =
+    e.GRAPHQL_EXPLORER ?? ((e.GRAPHQL_SANDBOX ?? !production) ? 'auto' : 'off');
   return {
     databaseUrl: e.DATABASE_URL,
     port: e.PORT,
@@ -122,7 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxGroupSize: e.MAX_GROUP_SIZE,
     maxPlansPerSubscriber: e.MAX_PLANS_PER_SUBSCRIBER,
     maxInflight: e.MAX_INFLIGHT,
-    graphqlSandbox: e.GRAPHQL_SANDBOX ?? !production,
+    graphqlSandbox: graphqlExplorer !== 'off',
+    graphqlExplorer,
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     production,

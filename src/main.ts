@@ -120,7 +120,7 @@ export async function serve(
     `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host}:${port}`;
   const lines = [
     `Subscriber Gateway ${VERSION} listening on ${config.host}:${port} (database ${config.databaseUrl.replace(/\/\/[^@]*@/, '//***@')})`,
-    `  GraphQL (Apollo Sandbox in a browser): ${shown}/graphql`,
+    `  GraphQL (explorer in a browser):        ${shown}/graphql`,
     `  REST base URL:                          ${shown}/   e.g. POST ${shown}/token`,
   ];
   if (demo)

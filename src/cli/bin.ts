@@ -21,6 +21,56 @@ import { VERSION } from '../version';
 /** A CLI failure shown as one line on stderr with exit status 1. */
 class CliError extends Error {}
 
+/** Environment variable `client create` reads the new client's password from. */
+export const PASSWORD_ENV = 'GATEWAY_CLIENT_PASSWORD';
+
+/** Reads one line from the terminal without echoing it (raw mode); Ctrl-C aborts. */
+function promptHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003') return done(new CliError('aborted'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+  });
+}
+
+/**
+ * The new client's password, never from a command-line flag (it would land in shell history
+ * and the process list): `GATEWAY_CLIENT_PASSWORD` when set, else a hidden prompt (asked twice)
+ * on a terminal, else the first line of stdin (piped).
+ */
+async function readPassword(): Promise<string> {
+  const fromEnv = process.env[PASSWORD_ENV];
+  if (fromEnv) return fromEnv;
+  if (process.stdin.isTTY) {
+    const first = await promptHidden('password: ');
+    const again = await promptHidden('password again: ');
+    if (first !== again) throw new CliError('the two passwords differ');
+    return first;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+}
+
 async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   const db = createKnex(loadConfig().databaseUrl, MAINTENANCE_DB_LIMITS);
   try {
@@ -31,7 +81,8 @@ async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
 }
 
 /**
- * The gateway CLI (CONTRACT §8), `npm run cli -- <command>` or the package bin:
+ * The gateway CLI (CONTRACT §8), `npm run -s cli -- <command>` (`-s`: no npm banner on stdout)
+ * or the package bin `subscriber-gateway` after `npm run build`:
  * `migrate`, `import <file.json>`, `client create`, `plan renew <planId>`, `serve`, `schema`.
  */
 export function buildCli(): Command {
@@ -70,30 +121,37 @@ export function buildCli(): Command {
     .command('client')
     .description('manage API clients')
     .command('create')
-    .description('create an API client (its tenant is created when missing)')
+    .description(
+      `create an API client (its tenant is created when missing); the password (at least 8 characters) comes from ${PASSWORD_ENV}, else a prompt on a terminal, else the first line of stdin`,
+    )
     .requiredOption('--tenant <name>', 'tenant name')
     .requiredOption('--username <name>', 'login name (no colon)')
-    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .addOption(new Option('--password <password>').hideHelp())
     .addOption(new Option('--permissions <list>', 'comma-separated permissions').default(''))
-    .action((opts: { tenant: string; username: string; password: string; permissions: string }) =>
+    .action((opts: { tenant: string; username: string; password?: string; permissions: string }) =>
       withDb(async (db) => {
+        if (opts.password !== undefined)
+          throw new CliError(
+            `--password is not accepted: a password on the command line lands in shell history and the process list; set ${PASSWORD_ENV}, pipe it on stdin, or type it at the prompt`,
+          );
         if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.tenant))
           throw new CliError('--tenant: 1-64 of A-Z a-z 0-9 . _ -');
         if (!/^[^:\s]{1,128}$/.test(opts.username))
           throw new CliError('--username: 1-128 characters, no colon or space');
-        if (opts.password.length < 8) throw new CliError('--password: at least 8 characters');
         let permissions;
         try {
           permissions = parsePermissions(opts.permissions);
         } catch (err) {
           throw new CliError(`--permissions: ${(err as Error).message}`);
         }
+        const password = await readPassword();
+        if (password.length < 8) throw new CliError('password: at least 8 characters');
         await migrateLatest(db);
         if (await findClientByUsername(db, opts.username))
           throw new CliError(`client ${opts.username} already exists`);
         const now = systemClock.nowMs();
         const { tenant } = await upsertTenant(db, opts.tenant, now);
-        const passwordHash = await hashPassword(opts.password);
+        const passwordHash = await hashPassword(password);
         await insertClient(
           db,
           { tenantId: tenant.id, username: opts.username, passwordHash, permissions, enabled: true },

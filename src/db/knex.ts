@@ -69,20 +69,56 @@ function mysqlSession(
   });
 }
 
+/** The one SQLite directory the gateway creates itself: `var/` of the working directory (the default `DATABASE_URL`). */
+export const DEFAULT_SQLITE_DIR = 'var';
+
+/**
+ * Checks the directory of a SQLite database file: it must exist, except the default `var/`,
+ * which is created; so a mistyped path is an error, not a new empty database.
+ * @throws Error naming the path and the rule.
+ */
+export function ensureSqliteDirectory(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  if (fs.existsSync(dir)) {
+    if (!fs.statSync(dir).isDirectory())
+      throw new Error(`DATABASE_URL sqlite:${file}: ${dir} is not a directory`);
+    return;
+  }
+  if (dir === path.resolve(DEFAULT_SQLITE_DIR)) {
+    fs.mkdirSync(dir, { recursive: true });
+    return;
+  }
+  throw new Error(
+    `DATABASE_URL sqlite:${file}: directory ${dir} does not exist (only the default ${DEFAULT_SQLITE_DIR}/ is created automatically; create it first)`,
+  );
+}
+
+/**
+ * knex's own log: warnings one line each on stderr. A failed connection attempt is not logged
+ * here (knex would print the driver's stack): the error reaches the caller, which reports it.
+ */
+const KNEX_LOG: Knex.Config['log'] = {
+  warn(message: string) {
+    if (!String(message).startsWith('Acquire connection error'))
+      process.stderr.write(`knex: ${String(message).split('\n')[0]}\n`);
+  },
+};
+
 /**
  * Builds the knex configuration for a `DATABASE_URL` (CONTRACT §8):
- * `sqlite:<path>` (file, parent directory created), `sqlite::memory:`, or
+ * `sqlite:<path>` (file; its directory must exist, see {@link ensureSqliteDirectory}), `sqlite::memory:`, or
  * `mysql://user:pass@host:port/database` (MySQL 8 / MariaDB 10.6+ through mysql2), with every
  * wait bounded by `limits`.
- * @throws Error for any other scheme.
+ * @throws Error for any other scheme, or a SQLite file whose directory is missing.
  */
 export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS): Knex.Config {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     const memory = file === ':memory:';
-    if (!memory) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (!memory) ensureSqliteDirectory(file);
     return {
       client: 'better-sqlite3',
+      log: KNEX_LOG,
       connection: { filename: file },
       useNullAsDefault: true,
       // One connection: SQLite has one writer, and an in-memory database is per connection.
@@ -112,6 +148,7 @@ export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
       ]);
     return {
       client: 'mysql2',
+      log: KNEX_LOG,
       connection: {
         host: url.hostname,
         port: url.port ? Number(url.port) : 3306,
@@ -208,9 +245,13 @@ export interface KnexLog {
  */
 export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS, log?: KnexLog): Knex {
   const config = knexConfig(databaseUrl, limits);
+  // A failed connection attempt reaches the caller as an error (mapped to 503/2002 or a one-line
+  // start-up failure); knex's own "Acquire connection error" warning would only repeat it.
   if (log)
     config.log = {
-      warn: (m: unknown) => log.warn(String(m)),
+      warn: (m: unknown) => {
+        if (!String(m).startsWith('Acquire connection error')) log.warn(String(m));
+      },
       error: (m: unknown) => log.error(String(m)),
       deprecate: (m: unknown) => log.warn(String(m)),
       debug: () => undefined,

@@ -21,6 +21,34 @@ describe('loadConfig (CONTRACT §8)', () => {
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_SANDBOX: 'true' }).graphqlSandbox).toBe(true);
   });
 
+  it('chooses the explorer: auto by default, off in production or with GRAPHQL_SANDBOX=false', () => {
+    expect(loadConfig({}).graphqlExplorer).toBe('auto');
+    expect(loadConfig({ NODE_ENV: 'production' }).graphqlExplorer).toBe('off');
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_SANDBOX: 'true' }).graphqlExplorer).toBe('auto');
+    expect(loadConfig({ GRAPHQL_SANDBOX: 'false' })).toMatchObject({
+      graphqlExplorer: 'off',
+      graphqlSandbox: false,
+    });
+    for (const mode of ['auto', 'sandbox', 'graphiql'] as const) {
+      expect(loadConfig({ GRAPHQL_EXPLORER: mode })).toMatchObject({
+        graphqlExplorer: mode,
+        graphqlSandbox: true,
+      });
+      expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_EXPLORER: mode }).graphqlExplorer).toBe(mode);
+    }
+    expect(loadConfig({ GRAPHQL_EXPLORER: 'off' })).toMatchObject({
+      graphqlExplorer: 'off',
+      graphqlSandbox: false,
+    });
+    expect(loadConfig({ GRAPHQL_EXPLORER: 'off', GRAPHQL_SANDBOX: 'false' }).graphqlExplorer).toBe('off');
+  });
+
+  it('rejects an explorer that GRAPHQL_SANDBOX=false contradicts', () => {
+    expect(() => loadConfig({ GRAPHQL_EXPLORER: 'graphiql', GRAPHQL_SANDBOX: 'false' })).toThrow(
+      /^invalid configuration:[\s\S]*GRAPHQL_EXPLORER: graphiql contradicts GRAPHQL_SANDBOX=false/,
+    );
+  });
+
   it('reads valid values', () => {
     const c = loadConfig({
       DATABASE_URL: 'mysql://u:p@db:3306/gw',
@@ -48,6 +76,8 @@ describe('loadConfig (CONTRACT §8)', () => {
     ['PUBLIC_BASE_URL', 'not a url'],
     ['PUBLIC_BASE_URL', 'ftp://x'],
     ['GRAPHQL_SANDBOX', 'maybe'],
+    ['GRAPHQL_EXPLORER', 'apollo'],
+    ['GRAPHQL_EXPLORER', 'GraphiQL'],
     ['LOG_LEVEL', 'loud'],
     ['MAX_INFLIGHT', '-1'],
   ])('rejects %s=%s naming the variable', (name, value) => {
