@@ -62,6 +62,9 @@ export const MAX_QUERY_DEPTH = 12;
 /** Milliseconds past its deadline after which a request still unanswered gets 503 anyway. */
 export const DEADLINE_GRACE_MS = 1000;
 
+/** Paths whose deadline is RATING_TIMEOUT_MS (CONTRACT §4). */
+const RATING_PATH_PREFIX = '/crs-api/';
+
 /** Longest `/readyz` waits for the database, ms. */
 export const READY_TIMEOUT_MS = 900;
 
@@ -226,12 +229,19 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   });
 
-  // Every request runs with a deadline (GRAPHQL_TIMEOUT_MS on /graphql, REQUEST_TIMEOUT_MS on
-  // REST paths; ratings tighten it to RATING_TIMEOUT_MS) that bounds its database statements;
+  // Every request runs with a deadline from its arrival (GRAPHQL_TIMEOUT_MS on /graphql,
+  // RATING_TIMEOUT_MS on the charging paths, authentication included, REQUEST_TIMEOUT_MS on the
+  // other REST paths) that bounds its database statements;
   // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
   // logged as an error).
   koa.use(async (ctx, next) => {
-    const budgetMs = ctx.path === '/graphql' ? config.graphqlTimeoutMs : config.requestTimeoutMs;
+    const rating = ctx.path.startsWith(RATING_PATH_PREFIX);
+    const budgetMs =
+      ctx.path === '/graphql'
+        ? config.graphqlTimeoutMs
+        : rating
+          ? config.ratingTimeoutMs
+          : config.requestTimeoutMs;
     const work = runInRequestScope(budgetMs, () => next());
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
@@ -241,8 +251,13 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       if ((await Promise.race([work, late])) === 'late') {
         work.catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'late failure'));
         logger.error({ requestId: ctx.state.requestId, path: ctx.path }, 'request outlived its deadline');
-        ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
-        sendBody(ctx, 503, { errorCode: 1, message: 'request deadline exceeded, retry later' });
+        // A rating is always HTTP 200 (CONTRACT §4); its outcome is unknown here, so 5000: a retry
+        // with the same operationId answers the recorded outcome.
+        if (rating) sendBody(ctx, 200, { returnCode: 5000 });
+        else {
+          ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+          sendBody(ctx, 503, { errorCode: 1, message: 'request deadline exceeded, retry later' });
+        }
       }
     } finally {
       clearTimeout(timer);

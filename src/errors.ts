@@ -117,16 +117,29 @@ export class OAuthRequestError extends BadUserInputError {
  * A database statement that did not finish in time: the request's deadline had passed before it
  * was sent, or it ran past its statement bound (its connection was then dropped, so the server
  * rolled back the open transaction). `commit` is true when the statement was a COMMIT, whose
- * outcome is therefore unknown. Classified as a `timeout` by `databaseFailureOf`.
+ * outcome is therefore unknown. Classified as a `timeout` by `databaseFailureOf`; on `/graphql`
+ * a deadline stop answers `TIMEOUT` (HTTP 504) like any operation past GRAPHQL_TIMEOUT_MS.
  */
 export class DatabaseTimeoutError extends Error {
   override name = 'DatabaseTimeoutError';
   constructor(
     message: string,
     readonly commit = false,
+    /** True when the request's own deadline (not the statement bound) stopped the statement. */
+    readonly deadline = false,
   ) {
     super(message);
   }
+}
+
+/** True when `err` (or what it wraps) is a statement stopped by its request's deadline. */
+export function isDeadlineStop(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++) {
+    if (e instanceof DatabaseTimeoutError) return e.deadline;
+    e = (e as { originalError?: unknown }).originalError;
+  }
+  return false;
 }
 
 /**

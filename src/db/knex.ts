@@ -201,7 +201,7 @@ function boundStatements(db: Knex, dialect: Dialect, limits: DbLimits): void {
     const commit = /^\s*commit/i.test(sql);
     if (left <= 0 && !rollback)
       return Promise.reject(
-        new DatabaseTimeoutError('request deadline passed before the statement was sent'),
+        new DatabaseTimeoutError('request deadline passed before the statement was sent', false, true),
       );
     if (dialect === 'sqlite') return run(connection, obj);
     const budget = rollback
@@ -220,7 +220,13 @@ function boundStatements(db: Knex, dialect: Dialect, limits: DbLimits): void {
           settle(() => {
             // The server rolls back the connection's open transaction when it goes away.
             (connection as { destroy(): void }).destroy();
-            reject(new DatabaseTimeoutError(`statement exceeded ${Math.round(budget)} ms`, commit));
+            reject(
+              new DatabaseTimeoutError(
+                `statement exceeded ${Math.round(budget)} ms`,
+                commit,
+                budget < limits.statementTimeoutMs,
+              ),
+            );
           }),
         Math.max(1, budget),
       );

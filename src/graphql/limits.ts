@@ -9,7 +9,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { ComplexityEstimatorArgs, getComplexity } from 'graphql-query-complexity';
-import { FieldError } from '../errors';
+import { FieldError, isDeadlineStop } from '../errors';
 import type { GatewayContext } from './context';
 
 /**
@@ -337,7 +337,9 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
             );
           }
         },
-        async willSendResponse({ response }) {
+        async willSendResponse({ response, errors }) {
+          // A database statement stopped by the same deadline (src/db/knex.ts) is a timeout too.
+          if (errors?.some(isDeadlineStop)) budget.timedOut = true;
           if (!budget.timedOut || response.body.kind !== 'single') return;
           response.http.status = 504;
           response.body.singleResult = {

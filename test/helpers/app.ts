@@ -5,6 +5,7 @@ import { GatewayApp, createApp } from '../../src/app';
 import { Config, loadConfig } from '../../src/config';
 import { importDataset } from '../../src/dataset/import';
 import { Dataset } from '../../src/dataset/dataset.schema';
+import { createKnex } from '../../src/db/knex';
 import { createLogger } from '../../src/logger';
 import { FakeClock } from './clock';
 import { TestDb, createTestDb, reopenTestDb } from './db';
@@ -66,6 +67,11 @@ export async function startTestApp(
     env?: Record<string, string>;
     sandboxAuthorization?: string;
     sameDatabaseAs?: TestApp;
+    /**
+     * Rewrites the database URL the app itself connects to (e.g. through a fault-injecting
+     * proxy); the app then gets its own knex with the DB_* limits of `env`.
+     */
+    database?: (url: string) => string;
   } = {},
 ): Promise<TestApp> {
   const first = opts.sameDatabaseAs;
@@ -73,9 +79,10 @@ export async function startTestApp(
   const clock = first?.clock ?? new FakeClock();
   if (!first) await importDataset(tdb.db, opts.dataset ?? baseDataset(), clock);
   const config: Config = { ...loadConfig({ LOG_LEVEL: 'silent', ...opts.env }), databaseUrl: tdb.url };
+  const appDb = opts.database ? createKnex(opts.database(tdb.url), config.db) : tdb.db;
   const app = await createApp({
     config,
-    db: tdb.db,
+    db: appDb,
     logger: createLogger('silent'),
     clock,
     sandboxAuthorization: opts.sandboxAuthorization,
@@ -117,6 +124,7 @@ export async function startTestApp(
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await app.close();
+      if (appDb !== tdb.db) await appDb.destroy();
       await tdb.destroy();
     },
   };
