@@ -5,6 +5,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   setupFiles: ['<rootDir>/test/helpers/setup.ts'],
+  globalSetup: '<rootDir>/test/helpers/global-setup.js',
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

@@ -168,14 +168,15 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   let inflight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
+  // A request counts until its response is written out (or the client went away), so a drain
+  // never cuts a response that Koa is still sending.
   koa.use(async (ctx, next) => {
     inflight++;
-    if (draining) ctx.set('connection', 'close');
-    try {
-      await next();
-    } finally {
+    ctx.res.once('close', () => {
       if (--inflight === 0) idle?.();
-    }
+    });
+    if (draining) ctx.set('connection', 'close');
+    await next();
   });
 
   koa.use(async (ctx, next) => {

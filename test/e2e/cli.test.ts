@@ -36,9 +36,7 @@ function expectOneLineFailure(r: SpawnSyncReturns<string>, pattern: RegExp): voi
   expect(r.stderr).not.toMatch(/^\s+at /m);
 }
 
-beforeAll(() => {
-  execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'pipe' });
-}, 180_000);
+// dist/ is built once by the Jest global setup (test/helpers/global-setup.js).
 
 beforeEach(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-cli-'));

@@ -1,0 +1,100 @@
+import { Authenticator } from '../../src/auth/authenticate';
+import { loadConfig } from '../../src/config';
+import { importDataset } from '../../src/dataset/import';
+import { demoDataset } from '../../src/dataset/demo';
+import { createLogger } from '../../src/logger';
+import { RunningGateway, UnsafeStartError, prepareDatabase, serve } from '../../src/main';
+import { countTenants } from '../../src/modules/tenants/tenant.store';
+import { systemClock } from '../../src/lib/clock';
+import { TestDb, createTestDb } from '../helpers/db';
+import { baseDataset, basic } from '../helpers/fixtures';
+
+/** Issue 10 "Safe production defaults" and "one scrypt per credential in flight", on the real database. */
+
+const silent = createLogger('silent');
+const configFor = (tdb: TestDb, env: Record<string, string>) => ({
+  ...loadConfig({ LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', ...env }),
+  databaseUrl: tdb.url,
+});
+
+describe('DEMO_DATA and production', () => {
+  let tdb: TestDb;
+  beforeEach(async () => {
+    tdb = await createTestDb({ migrate: false });
+  });
+  afterEach(() => tdb.destroy());
+
+  it('DEMO_DATA defaults on, off with NODE_ENV=production, and can be set either way', () => {
+    expect(loadConfig({}).demoData).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).demoData).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', DEMO_DATA: 'true' }).demoData).toBe(true);
+    expect(loadConfig({ DEMO_DATA: 'false' }).demoData).toBe(false);
+  });
+
+  it('production leaves an empty database empty (no demo client with every permission)', async () => {
+    await prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), silent);
+    expect(await countTenants(tdb.db)).toBe(0);
+  });
+
+  it('production refuses to start while a client has a published demo password', async () => {
+    await prepareDatabase(configFor(tdb, { DEMO_DATA: 'false' }), silent);
+    await importDataset(tdb.db, demoDataset(), systemClock);
+    await expect(prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), silent)).rejects.toThrow(
+      UnsafeStartError,
+    );
+    await expect(prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), silent)).rejects.toThrow(
+      /demo, globex-portal/,
+    );
+  });
+
+  describe('what the explorer page pre-fills', () => {
+    let gw: RunningGateway | undefined;
+    afterEach(async () => {
+      await gw?.shutdown('test');
+      gw = undefined;
+    });
+    const page = async (g: RunningGateway) => {
+      const port = (g.server.address() as { port: number }).port;
+      return (await fetch(`http://127.0.0.1:${port}/graphql`, { headers: { accept: 'text/html' } })).text();
+    };
+    const demoHeader = `Basic ${Buffer.from('demo:demo-password').toString('base64')}`;
+
+    it('the demo credentials with demo data on', async () => {
+      gw = await serve(configFor(tdb, { GRAPHQL_EXPLORER: 'sandbox' }), silent);
+      expect(await page(gw)).toContain(demoHeader);
+    });
+
+    it('nothing with DEMO_DATA=false, even when the demo client exists', async () => {
+      await prepareDatabase(configFor(tdb, {}), silent); // loads the demo data
+      gw = await serve(configFor(tdb, { DEMO_DATA: 'false', GRAPHQL_EXPLORER: 'sandbox' }), silent);
+      expect(await page(gw)).not.toContain(demoHeader);
+    });
+  });
+});
+
+describe('credential checks share one scrypt computation', () => {
+  let tdb: TestDb;
+  beforeAll(async () => {
+    tdb = await createTestDb();
+    await importDataset(tdb.db, baseDataset(), systemClock);
+  });
+  afterAll(() => tdb.destroy());
+
+  it('32 concurrent checks of the same credentials on a cold cache run scrypt once', async () => {
+    const auth = new Authenticator(tdb.db);
+    const results = await Promise.all(
+      Array.from({ length: 32 }, () => auth.authenticate({ authorization: basic('admin') })),
+    );
+    expect(results.every((r) => r.status === 'ok')).toBe(true);
+    expect(auth.verifications).toBe(1);
+  });
+
+  it('32 concurrent wrong passwords run scrypt once and all fail', async () => {
+    const auth = new Authenticator(tdb.db);
+    const results = await Promise.all(
+      Array.from({ length: 32 }, () => auth.authenticate({ authorization: basic('admin', 'wrong') })),
+    );
+    expect(results.every((r) => r.status === 'invalid')).toBe(true);
+    expect(auth.verifications).toBe(1);
+  });
+});
