@@ -10,12 +10,12 @@ import { Counter, Registry, collectDefaultMetrics, Histogram } from 'prom-client
 import { Authenticator } from './auth/authenticate';
 import { Config } from './config';
 import { databaseFailureOf, ping } from './db/knex';
-import { RETRY_AFTER_SECONDS, domainErrorOf } from './errors';
+import { RETRY_AFTER_SECONDS, ServiceUnavailableError, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { explorerRouter, landingPagePlugin } from './graphql/explorer';
 import { makeFormatError } from './graphql/format-error';
-import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from './graphql/limits';
+import { DeadlineExceededError, MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from './graphql/limits';
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
@@ -97,6 +97,18 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       logger: logger.child({ requestId: ctx.state.requestId }),
       cache: new Map(),
     };
+  };
+
+  // On /graphql a deadline that passed while authenticating is the GraphQL TIMEOUT (HTTP 504),
+  // like any operation past GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
+  const graphqlContext = async (ctx: Context): Promise<GatewayContext> => {
+    try {
+      return await makeContext(ctx);
+    } catch (err) {
+      if (err instanceof ServiceUnavailableError && err.reason === 'deadline')
+        throw new DeadlineExceededError(config.graphqlTimeoutMs);
+      throw err;
+    }
   };
 
   const apollo = new ApolloServer<GatewayContext>({
@@ -284,7 +296,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       });
       return;
     }
-    await apolloKoa(apollo, makeContext)(ctx, async () => undefined);
+    await apolloKoa(apollo, graphqlContext)(ctx, async () => undefined);
   });
   koa.use(graphql.routes());
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { databaseFailureOf } from '../db/knex';
-import { ServiceUnavailableError } from '../errors';
+import { ServiceUnavailableError, isDeadlineStop } from '../errors';
 import { parseBasic } from './basic';
 import { ApiClient, findClientByUsername } from './client.store';
 import { hashPassword, verifyPassword } from './password';
@@ -44,7 +44,7 @@ export class Authenticator {
       client = await findClientByUsername(this.db, creds.username);
     } catch (err) {
       const failure = databaseFailureOf(err);
-      if (failure) throw new ServiceUnavailableError(failure);
+      if (failure) throw new ServiceUnavailableError(isDeadlineStop(err) ? 'deadline' : failure);
       throw err;
     }
     const stored = client?.passwordHash ?? (await this.dummy());

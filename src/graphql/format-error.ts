@@ -32,7 +32,7 @@ export function makeFormatError(logger: Logger) {
         extensions: { code: 'INTERNAL_SERVER_ERROR' },
       };
     }
-    const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
+    const { stacktrace: _stacktrace, http: _http, ...extensions } = formatted.extensions ?? {};
     return { ...formatted, extensions };
   };
 }

@@ -185,7 +185,9 @@ export const TIMEOUT_CODE = 'TIMEOUT';
 /** Raised at a {@link checkpoint} once the request's deadline has passed. */
 export class DeadlineExceededError extends GraphQLError {
   constructor(timeoutMs: number) {
-    super(`operation exceeded GRAPHQL_TIMEOUT_MS (${timeoutMs} ms)`, { extensions: { code: TIMEOUT_CODE } });
+    super(`operation exceeded GRAPHQL_TIMEOUT_MS (${timeoutMs} ms)`, {
+      extensions: { code: TIMEOUT_CODE, http: { status: 504 } },
+    });
   }
 }
 

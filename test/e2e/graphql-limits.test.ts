@@ -204,14 +204,19 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
         query: '{ locationList { name rates { name } profiles { name } } }',
       }).finally(() => app.tdb.db.off('query', onQuery));
       expect(r.status).toBe(504);
+      // One TIMEOUT error whether the deadline passed during execution or already while the
+      // credentials were read (a slower database), and no data.
       expect(r.body).toEqual({
-        data: null,
+        ...(r.body.data === null ? { data: null } : {}),
         errors: [
-          { message: 'operation exceeded GRAPHQL_TIMEOUT_MS (1 ms)', extensions: { code: 'TIMEOUT' } },
+          {
+            message: expect.stringMatching(/operation exceeded GRAPHQL_TIMEOUT_MS \(1 ms\)$/),
+            extensions: { code: 'TIMEOUT' },
+          },
         ],
       });
-      // Work stopped: the children of the 10,000 locations were never read.
-      expect(queries.some((q) => /from [`"]locations[`"]/.test(q))).toBe(true);
+      // Work stopped: the children of the 10,000 locations were never read (on a slower database
+      // the deadline may pass before the locations themselves are read).
       expect(queries.filter((q) => /location_rates|location_profiles/.test(q))).toEqual([]);
       // The REST rows run fixed documents without the GraphQL deadline.
       const rest = await fetch(`${base}/pcc/pcrf/locations/ZONE-000042`, {
