@@ -9,71 +9,10 @@
 'use strict';
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
-const { seedDatabase, startServer, basic } = require('./harness');
+const { seedLocations, startServer, basic } = require('./harness');
 
 const N = Number(process.argv[2] || 10000);
 const INFOS = Number(process.argv[3] || 10);
-
-async function seed() {
-  const seeded = await seedDatabase({
-    tenants: [{ name: 'bench' }],
-    clients: [
-      {
-        tenant: 'bench',
-        username: 'bench',
-        password: 'bench-password',
-        permissions: ['PCRF_LOCATION_READ_PERMISSION'],
-      },
-    ],
-    locationInfoTypes: [{ tenant: 'bench', name: 'PLMNID', value: 4 }],
-  });
-  const { db } = seeded;
-  const tenant = (await db('tenants').where({ name: 'bench' }).first()).id;
-  const type = (await db('location_info_types').first()).id;
-  for (let start = 0; start < N; start += 500) {
-    await db.transaction(async (trx) => {
-      const names = Array.from(
-        { length: Math.min(500, N - start) },
-        (_, i) => `ZONE-${String(start + i).padStart(6, '0')}`,
-      );
-      await trx.batchInsert(
-        'locations',
-        names.map((name) => ({ tenant_id: tenant, name, description: null })),
-        100,
-      );
-      const rows = await trx('locations').whereIn('name', names).select('id', 'name');
-      await trx.batchInsert(
-        'location_rates',
-        rows.flatMap((l) => [
-          { location_id: l.id, name: 'TimeBasedRate', description: null, location_rate: 0 },
-          { location_id: l.id, name: 'VolumeRate', description: 'per MB', location_rate: 3 },
-        ]),
-        100,
-      );
-      await trx.batchInsert(
-        'location_infos',
-        rows.flatMap((l) =>
-          Array.from({ length: INFOS }, (_, k) => ({
-            tenant_id: tenant,
-            location_id: l.id,
-            type_id: type,
-            name: `${l.name}-info-${k}`,
-            description: null,
-            value: String(20800 + k),
-          })),
-        ),
-        100,
-      );
-      await trx.batchInsert(
-        'location_profiles',
-        rows.map((l) => ({ location_id: l.id, name: 'default', description: null })),
-        100,
-      );
-    });
-  }
-  await db.destroy();
-  return seeded;
-}
 
 /** Peak and current resident set of a process, in MB (Linux /proc). */
 function rss(pid) {
@@ -111,7 +50,7 @@ const CASES = [
 
 async function main() {
   const t0 = Date.now();
-  const { url, cleanup } = await seed();
+  const { url, cleanup } = await seedLocations(N, INFOS);
   console.log(
     `seeded ${N} locations × (2 rates, ${INFOS} infos, 1 profile) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );

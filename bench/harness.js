@@ -30,6 +30,73 @@ async function seedDatabase(dataset) {
 }
 
 /**
+ * Seeds a throwaway SQLite database with the bench tenant and client (PCRF_LOCATION_READ_PERMISSION)
+ * and `n` locations named ZONE-000000…, each with 2 rates, `infosPerLocation` location infos and
+ * 1 profile, in chunks of 500. Returns what seedDatabase returns, its knex already destroyed.
+ */
+async function seedLocations(n, infosPerLocation = 1) {
+  const seeded = await seedDatabase({
+    tenants: [{ name: 'bench' }],
+    clients: [
+      {
+        tenant: 'bench',
+        username: 'bench',
+        password: 'bench-password',
+        permissions: ['PCRF_LOCATION_READ_PERMISSION'],
+      },
+    ],
+    locationInfoTypes: [{ tenant: 'bench', name: 'PLMNID', value: 4 }],
+  });
+  const { db } = seeded;
+  const tenant = (await db('tenants').where({ name: 'bench' }).first()).id;
+  const type = (await db('location_info_types').first()).id;
+  const chunk = 500;
+  for (let start = 0; start < n; start += chunk) {
+    await db.transaction(async (trx) => {
+      const names = Array.from(
+        { length: Math.min(chunk, n - start) },
+        (_, i) => `ZONE-${String(start + i).padStart(6, '0')}`,
+      );
+      await trx.batchInsert(
+        'locations',
+        names.map((name) => ({ tenant_id: tenant, name, description: null })),
+        100,
+      );
+      const rows = await trx('locations').whereIn('name', names).select('id', 'name');
+      await trx.batchInsert(
+        'location_rates',
+        rows.flatMap((l) => [
+          { location_id: l.id, name: `${l.name}_TimeBasedRate`, description: null, location_rate: 0 },
+          { location_id: l.id, name: `${l.name}_VolumeRate`, description: 'per MB', location_rate: 3 },
+        ]),
+        100,
+      );
+      await trx.batchInsert(
+        'location_infos',
+        rows.flatMap((l, i) =>
+          Array.from({ length: infosPerLocation }, (_, k) => ({
+            tenant_id: tenant,
+            location_id: l.id,
+            type_id: type,
+            name: infosPerLocation === 1 ? `${l.name}-info` : `${l.name}-info-${k}`,
+            description: null,
+            value: String(20800 + ((i + k) % 99)),
+          })),
+        ),
+        100,
+      );
+      await trx.batchInsert(
+        'location_profiles',
+        rows.map((l) => ({ location_id: l.id, name: `${l.name}-default`, description: null })),
+        100,
+      );
+    });
+  }
+  await db.destroy();
+  return seeded;
+}
+
+/**
  * Starts dist/src/main.js on `url` on a random loopback port and waits for /healthz.
  * Returns its base URL, its process id `pid` (to read its memory) and `stop()`.
  * @throws when the service does not answer within 10 s.
@@ -71,4 +138,4 @@ function report(name, r) {
 /** `Basic` authorization header value. */
 const basic = (username, password) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
-module.exports = { seedDatabase, openDatabase, startServer, run, report, basic };
+module.exports = { seedDatabase, seedLocations, openDatabase, startServer, run, report, basic };

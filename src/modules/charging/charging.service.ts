@@ -55,6 +55,14 @@ type RecordOutcome = (
   balance?: Money,
 ) => Promise<RatingOutcome>;
 
+/** The part of an operation that differs between rating and refund, run inside its transaction. */
+type OperationBody = (
+  trx: Knex.Transaction,
+  r: RatingRequest,
+  record: RecordOutcome,
+  stage: (s: Stage) => void,
+) => Promise<RatingOutcome>;
+
 class DeadlineExceeded extends Error {}
 
 /**
@@ -220,12 +228,7 @@ export class ChargingService {
     caller: ChargingCaller,
     kind: ChargeKind,
     r: RatingRequest,
-    body: (
-      trx: Knex.Transaction,
-      r: RatingRequest,
-      record: RecordOutcome,
-      stage: (s: Stage) => void,
-    ) => Promise<RatingOutcome>,
+    body: OperationBody,
   ): Promise<RatingOutcome> {
     return withDeadline(this.timeoutMs, () =>
       this.bulkheaded(caller, kind, r, (deadline) => this.transact(caller, kind, r, deadline, body)),
@@ -257,12 +260,7 @@ export class ChargingService {
     kind: ChargeKind,
     r: RatingRequest,
     deadline: number,
-    body: (
-      trx: Knex.Transaction,
-      r: RatingRequest,
-      record: RecordOutcome,
-      stage: (s: Stage) => void,
-    ) => Promise<RatingOutcome>,
+    body: OperationBody,
   ): Promise<RatingOutcome> {
     const fp = fingerprint(kind, r);
     const checkDeadline = () => {
