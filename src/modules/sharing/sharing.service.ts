@@ -1,11 +1,14 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
 import { isUniqueViolation, lockingTransaction } from '../../db/knex';
+import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
+import { remainingMs } from '../../lib/request-scope';
 import {
   BadUserInputError,
   ConflictError,
   DomainError,
   NotFoundError,
+  ServiceUnavailableError,
   UnprocessableError,
   domainErrorOf,
   invalidField,
@@ -125,6 +128,9 @@ export function overallCode(codes: number[]): number {
  * renders; per-recipient outcomes are data.
  */
 export class SharingService {
+  /** One write per donor plan or group at a time holds a connection (see oneAtATime). */
+  private readonly bulkhead = new KeyedBulkhead(1);
+
   constructor(
     private readonly db: Knex,
     private readonly clock: Clock,
@@ -146,11 +152,28 @@ export class SharingService {
    */
   donate(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<DonationRow> {
     const request = parseDonationRequest(body);
-    return this.idempotency.run(
-      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: body },
-      (scope) => lockingTransaction(this.db, scope),
-      (trx) => this.execute(trx, caller.tenantId, request, null),
+    return this.oneAtATime(`${caller.tenantId}:plan:${request.donorPlanId}`, () =>
+      this.idempotency.run(
+        { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: body },
+        (scope) => lockingTransaction(this.db, scope),
+        (trx) => this.execute(trx, caller.tenantId, request, null),
+      ),
     );
+  }
+
+  /**
+   * Bulkhead (issue 10): one write per donor plan or group at a time holds a pooled connection
+   * in this process; the others wait off the pool until the request's deadline, so a locked or
+   * hot plan cannot starve requests for other plans.
+   * @throws ServiceUnavailableError (`timeout`, HTTP 503) when the turn did not come in time.
+   */
+  private async oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.bulkhead.run(key, remainingMs(), fn);
+    } catch (err) {
+      if (err instanceof BulkheadTimeoutError) throw new ServiceUnavailableError('timeout');
+      throw err;
+    }
   }
 
   /** Executes a parsed donation inside `trx`; see {@link donate}. */
@@ -386,44 +409,55 @@ export class SharingService {
     idempotencyKey?: string | null,
   ): Promise<MemberRow> {
     parseMemberRequest(body, undefined);
-    return this.idempotency.run(
-      {
-        tenantId: caller.tenantId,
-        key: idempotencyKey,
-        operation: 'addGroupMember',
-        request: { groupId, body },
-      },
-      (scope) => lockingTransaction(this.db, scope),
-      async (trx) => {
-        const group = await findGroup(trx, caller.tenantId, groupId, true);
-        if (!group) throw sqsError.groupNotFound(groupId);
-        const m = parseMemberRequest(body, group.quotaType ?? 'share');
-        if (m.memberId === group.ownerMsisdn)
-          throw sqsError.unprocessable(SqsCode.OWNER_AS_MEMBER, 'the group owner cannot be a member');
-        if (!(await findSubscriber(trx, caller.tenantId, m.memberId)))
-          throw sqsError.unprocessable(
-            SqsCode.RECIPIENT_NOT_FOUND,
-            `member ${m.memberId} is not a subscriber`,
-          );
-        const members = await membersOf(trx, [group.id]);
-        if (members.some((x) => x.memberMsisdn === m.memberId))
-          throw sqsError.conflict(SqsCode.GENERAL, `${m.memberId} is already a member of group ${group.id}`);
-        if (members.length >= this.limits.maxGroupSize)
-          throw sqsError.unprocessable(
-            SqsCode.GROUP_SIZE_EXCEEDED,
-            `group ${group.id} has ${this.limits.maxGroupSize} members`,
-          );
-        if (group.quotaType !== 'amount' && members.reduce((s, x) => s + x.quota, m.quota) > SHARE_QUOTA_MAX)
-          throw sqsError.unprocessable(SqsCode.GROUP_QUOTA_EXCEEDED, 'member share quotas would exceed 100%');
-        const row: MemberRow = {
-          groupId: group.id,
-          memberMsisdn: m.memberId,
-          quota: m.quota,
-          createdAt: this.clock.nowMs(),
-        };
-        await insertMember(trx, row);
-        return row;
-      },
+    return this.oneAtATime(`${caller.tenantId}:group:${groupId}`, () =>
+      this.idempotency.run(
+        {
+          tenantId: caller.tenantId,
+          key: idempotencyKey,
+          operation: 'addGroupMember',
+          request: { groupId, body },
+        },
+        (scope) => lockingTransaction(this.db, scope),
+        async (trx) => {
+          const group = await findGroup(trx, caller.tenantId, groupId, true);
+          if (!group) throw sqsError.groupNotFound(groupId);
+          const m = parseMemberRequest(body, group.quotaType ?? 'share');
+          if (m.memberId === group.ownerMsisdn)
+            throw sqsError.unprocessable(SqsCode.OWNER_AS_MEMBER, 'the group owner cannot be a member');
+          if (!(await findSubscriber(trx, caller.tenantId, m.memberId)))
+            throw sqsError.unprocessable(
+              SqsCode.RECIPIENT_NOT_FOUND,
+              `member ${m.memberId} is not a subscriber`,
+            );
+          const members = await membersOf(trx, [group.id]);
+          if (members.some((x) => x.memberMsisdn === m.memberId))
+            throw sqsError.conflict(
+              SqsCode.GENERAL,
+              `${m.memberId} is already a member of group ${group.id}`,
+            );
+          if (members.length >= this.limits.maxGroupSize)
+            throw sqsError.unprocessable(
+              SqsCode.GROUP_SIZE_EXCEEDED,
+              `group ${group.id} has ${this.limits.maxGroupSize} members`,
+            );
+          if (
+            group.quotaType !== 'amount' &&
+            members.reduce((s, x) => s + x.quota, m.quota) > SHARE_QUOTA_MAX
+          )
+            throw sqsError.unprocessable(
+              SqsCode.GROUP_QUOTA_EXCEEDED,
+              'member share quotas would exceed 100%',
+            );
+          const row: MemberRow = {
+            groupId: group.id,
+            memberMsisdn: m.memberId,
+            quota: m.quota,
+            createdAt: this.clock.nowMs(),
+          };
+          await insertMember(trx, row);
+          return row;
+        },
+      ),
     );
   }
 
