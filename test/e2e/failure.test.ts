@@ -309,3 +309,49 @@ onMysql('bulkhead: one locked donor plan delays only its own donations (MariaDB 
     expect(await remainingOf(app.tdb.db, PLAN.share)).toBe(REMAINING[PLAN.share]);
   });
 });
+
+const onSqlite = mysql ? describe.skip : describe;
+
+onSqlite('a SQLite database locked by another process', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ dataset: chargingDataset(), env: ENV });
+  });
+  afterAll(() => app.close());
+
+  it('writes answer their documented outcome within SQLITE_BUSY_TIMEOUT_MS, nothing changes, and work resumes after the lock', async () => {
+    // Another connection (as another process would) holds the write lock.
+    const other = createKnex(app.tdb.url);
+    const before = String((await app.tdb.db('subscribers').where({ msisdn: A }).first()).balance_micros);
+    const trx = await other.transaction();
+    let rating: TestResponse & { ms: number };
+    let token: TestResponse & { ms: number };
+    try {
+      await trx.raw('UPDATE tenants SET name = name'); // takes the write lock
+      const body = ratingBody();
+      rating = await timed(app.request('POST', '/crs-api/processRating', { ...RATING, body }));
+      token = await timed(
+        app.request('POST', '/token', {
+          as: 'admin',
+          json: true,
+          body: { grant_type: 'client_credentials', client_id: A },
+        }),
+      );
+    } finally {
+      await trx.rollback();
+      await other.destroy();
+    }
+    expect(rating.status).toBe(200);
+    // WAL lets the lookup read; the balance write finds the lock: 4000, rolled back.
+    expect(rating.json()).toEqual({ returnCode: 4000 });
+    expect(rating.ms).toBeLessThan(1000);
+    expect(token.status).toBe(503);
+    expect(token.headers.get('retry-after')).toBe('1');
+    expect(String((await app.tdb.db('subscribers').where({ msisdn: A }).first()).balance_micros)).toBe(
+      before,
+    );
+    expect(
+      (await app.request('POST', '/crs-api/processRating', { ...RATING, body: ratingBody() })).json(),
+    ).toEqual({ returnCode: 0 });
+  });
+});
