@@ -144,7 +144,8 @@ export function isDeadlineStop(err: unknown): boolean {
 
 /**
  * Seconds a client should wait before retrying a request refused because the database or the
- * gateway is unavailable (`retry-after` header).
+ * gateway is unavailable, or its idempotency key is still in flight (`retry-after` header; a
+ * domain error carrying `retryAfterSeconds` in its facts gets the header on REST paths).
  */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -165,7 +166,11 @@ export class ServiceUnavailableError extends DomainError {
           : 'request deadline exceeded, retry later',
       'SERVICE_UNAVAILABLE',
       503,
-      { reason, http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) } },
+      {
+        reason,
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+        http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) },
+      },
     );
   }
 }

@@ -300,17 +300,20 @@ const TIMEOUT_CODES = new Set([
 /**
  * Classifies an error from knex or a driver: `unreachable` (connection refused or lost, server
  * gone), `timeout` (acquire, connect, lock wait, statement or request deadline), or undefined
- * for anything else (a constraint, a bug). Follows `cause`/`originalError` chains.
+ * for anything else (a constraint, a bug). Follows `originalError`, `cause` and `thrownValue` chains.
  */
 export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
   let e: unknown = err;
   for (let depth = 0; e && depth < 5; depth++) {
     const x = e as { code?: string; name?: string; fatal?: boolean; message?: string };
     if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
-    if (x.code && TIMEOUT_CODES.has(x.code)) return 'timeout';
+    // SQLite extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE…) count as their base code.
+    if (x.code && (TIMEOUT_CODES.has(x.code) || /^SQLITE_(BUSY|LOCKED)_/.test(x.code))) return 'timeout';
     if (x.code && UNREACHABLE_CODES.has(x.code)) return 'unreachable';
     if (x.fatal === true || /connection is in closed state/.test(x.message ?? '')) return 'unreachable';
-    e = (x as { originalError?: unknown; cause?: unknown }).originalError ?? (x as { cause?: unknown }).cause;
+    // graphql-js wraps a thrown value that is not an Error of its realm as NonErrorThrown.thrownValue.
+    const next = x as { originalError?: unknown; cause?: unknown; thrownValue?: unknown };
+    e = next.originalError ?? next.cause ?? next.thrownValue;
   }
   return undefined;
 }

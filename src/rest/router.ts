@@ -7,7 +7,6 @@ import { Logger } from '../logger';
 import {
   BadUserInputError,
   ForbiddenError,
-  RETRY_AFTER_SECONDS,
   ServiceUnavailableError,
   UnauthenticatedError,
   invalidField,
@@ -148,8 +147,12 @@ export function restRouter(
         sendBody(ctx, out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
         const failure = toFailure(err, gctx?.logger ?? logger);
-        if (failure.domain instanceof ServiceUnavailableError && !route.unavailable)
-          ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+        const retryAfter = failure.domain?.extensions.retryAfterSeconds;
+        if (
+          typeof retryAfter === 'number' &&
+          !(route.unavailable && failure.domain instanceof ServiceUnavailableError)
+        )
+          ctx.set('retry-after', String(retryAfter));
         if (oauth2) {
           const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
           if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);

@@ -277,6 +277,7 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
     });
     const during = await donate(body, 'orphan');
     expect(during.status).toBe(409);
+    expect(during.headers.get('retry-after')).toBe('1');
     expect(during.json().errorCode).toBe(1);
     expect(await count('donations')).toBe(0);
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { isUniqueViolation, lockingTransaction } from '../../db/knex';
-import { ConflictError, UnprocessableError } from '../../errors';
+import { ConflictError, RETRY_AFTER_SECONDS, UnprocessableError } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { requireIdempotencyKey } from '../../lib/idempotency-key';
 import { newId } from '../../lib/ids';
@@ -73,6 +73,7 @@ const reused = () =>
 const inFlight = () =>
   new ConflictError('a request with this idempotency key is still in progress; retry later', {
     errorCode: 1,
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
   });
 
 /**
