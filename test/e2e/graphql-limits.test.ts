@@ -88,7 +88,9 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
     post(app.url, { query, variables }, as);
 
   beforeAll(async () => {
-    app = await startTestApp({ dataset: baseDataset() });
+    // A long deadline: the heavy-query test must not turn into the timeout test on a busy machine
+    // (the timeout path has its own test with GRAPHQL_TIMEOUT_MS=1).
+    app = await startTestApp({ dataset: baseDataset(), env: { GRAPHQL_TIMEOUT_MS: '60000' } });
     await seedLocations(app.tdb.db, LOCATIONS);
   }, 120_000);
   afterAll(() => app.close());
