@@ -177,25 +177,34 @@ export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`);
 }
 
-interface QueryClient {
-  _query(connection: unknown, obj: unknown): Promise<unknown>;
-}
+/** On a connection that {@link boundClient} dropped: the timeout that dropped it. */
+const DROPPED = Symbol('dropped after a statement timeout');
+
+type QueryFn = (connection: unknown, obj: unknown) => Promise<unknown>;
+type ClientClass = new (config: Knex.Config) => Knex.Client;
 
 /**
- * Bounds every statement sent during a request (see {@link DbLimits.statementTimeoutMs}): once
- * the request's deadline has passed no statement is sent (ROLLBACK always is), and on MySQL a
- * statement still running at min(statement timeout, time left) destroys its connection and fails
- * with DatabaseTimeoutError (`commit` true when it was a COMMIT, whose outcome is then unknown).
- * better-sqlite3 runs synchronously: only the deadline check and `busy_timeout` apply there.
- * Statements outside a request (start-up, CLI) are not bounded here.
+ * The dialect's knex client class with every statement sent during a request bounded (see
+ * {@link DbLimits.statementTimeoutMs}): once the request's deadline has passed no statement is
+ * sent (ROLLBACK always is), and on MySQL a statement still running at min(statement timeout,
+ * time left) destroys its connection and fails with DatabaseTimeoutError (`commit` true when it
+ * was a COMMIT, whose outcome is then unknown; `deadline` true when the request's deadline, not
+ * the statement bound, stopped it). better-sqlite3 runs synchronously: only the deadline check
+ * and `busy_timeout` apply there. Statements outside a request (start-up, CLI) are not bounded.
+ * A subclass, not an instance patch: knex builds each transaction's client from the class
+ * prototype, so transactions are bounded too.
  */
-function boundStatements(db: Knex, dialect: Dialect, limits: DbLimits): void {
-  if (limits.statementTimeoutMs <= 0) return;
-  const client = db.client as unknown as QueryClient;
-  const run = client._query.bind(client);
-  client._query = (connection, obj) => {
+function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
+  // knex exposes its dialect classes only by path.
+  const Base = (
+    dialect === 'mysql' ? require('knex/lib/dialects/mysql2') : require('knex/lib/dialects/better-sqlite3')
+  ) as ClientClass;
+  const base = (Base.prototype as unknown as { _query: QueryFn })._query;
+  const Bounded = class extends Base {};
+  (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
+    const run = (): Promise<unknown> => base.call(this, connection, obj);
     const left = remainingMs();
-    if (left === Infinity) return run(connection, obj);
+    if (left === Infinity || limits.statementTimeoutMs <= 0) return run();
     const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
     const rollback = /^\s*rollback/i.test(sql);
     const commit = /^\s*commit/i.test(sql);
@@ -203,10 +212,13 @@ function boundStatements(db: Knex, dialect: Dialect, limits: DbLimits): void {
       return Promise.reject(
         new DatabaseTimeoutError('request deadline passed before the statement was sent', false, true),
       );
-    if (dialect === 'sqlite') return run(connection, obj);
-    const budget = rollback
-      ? limits.statementTimeoutMs
-      : Math.min(limits.statementTimeoutMs, left + (commit ? COMMIT_GRACE_MS : 0));
+    if (dialect === 'sqlite') return run();
+    // A connection this bound dropped takes no further statement (its ROLLBACK would wait on a
+    // dead socket); the server already rolled its transaction back when it went away.
+    const dropped = (connection as { [DROPPED]?: DatabaseTimeoutError })[DROPPED];
+    if (dropped) return Promise.reject(dropped);
+    const bound = rollback ? limits.statementTimeoutMs : left + (commit ? COMMIT_GRACE_MS : 0);
+    const budget = Math.min(limits.statementTimeoutMs, bound);
     return new Promise((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
@@ -219,23 +231,24 @@ function boundStatements(db: Knex, dialect: Dialect, limits: DbLimits): void {
         () =>
           settle(() => {
             // The server rolls back the connection's open transaction when it goes away.
-            (connection as { destroy(): void }).destroy();
-            reject(
-              new DatabaseTimeoutError(
-                `statement exceeded ${Math.round(budget)} ms`,
-                commit,
-                budget < limits.statementTimeoutMs,
-              ),
+            const timeout = new DatabaseTimeoutError(
+              `statement exceeded ${Math.round(budget)} ms`,
+              commit,
+              budget < limits.statementTimeoutMs,
             );
+            (connection as { [DROPPED]?: DatabaseTimeoutError })[DROPPED] = timeout;
+            (connection as { destroy(): void }).destroy();
+            reject(timeout);
           }),
         Math.max(1, budget),
       );
-      run(connection, obj).then(
+      run().then(
         (value) => settle(() => resolve(value)),
         (err: unknown) => settle(() => reject(err)),
       );
     });
   };
+  return Bounded;
 }
 
 /** Where knex writes its own warnings (pino in the service; see createKnex). */
@@ -262,9 +275,8 @@ export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
       deprecate: (m: unknown) => log.warn(String(m)),
       debug: () => undefined,
     };
-  const db = knexFactory(config);
-  boundStatements(db, databaseUrl.startsWith('mysql') ? 'mysql' : 'sqlite', limits);
-  return db;
+  config.client = boundClient(databaseUrl.startsWith('mysql') ? 'mysql' : 'sqlite', limits) as never;
+  return knexFactory(config);
 }
 
 /** How a database failure shows to clients (CONTRACT §8 "When things fail"). */
@@ -297,6 +309,9 @@ const TIMEOUT_CODES = new Set([
   'SQLITE_LOCKED',
 ]);
 
+/** MySQL/MariaDB error numbers of a statement stopped for time: lock wait, statement timeouts, interrupted. */
+const TIMEOUT_ERRNOS = new Set([1205, 1317, 1969, 3024]);
+
 /**
  * Classifies an error from knex or a driver: `unreachable` (connection refused or lost, server
  * gone), `timeout` (acquire, connect, lock wait, statement or request deadline), or undefined
@@ -307,6 +322,10 @@ export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
   for (let depth = 0; e && depth < 5; depth++) {
     const x = e as { code?: string; name?: string; fatal?: boolean; message?: string };
     if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
+    // MariaDB's max_statement_time error (1969) has no name in mysql2; 3024 is MySQL's, 1317 a
+    // statement interrupted (SQLSTATE 70100).
+    const errno = (x as { errno?: unknown }).errno;
+    if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) return 'timeout';
     // SQLite extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE…) count as their base code.
     if (x.code && (TIMEOUT_CODES.has(x.code) || /^SQLITE_(BUSY|LOCKED)_/.test(x.code))) return 'timeout';
     if (x.code && UNREACHABLE_CODES.has(x.code)) return 'unreachable';
@@ -320,8 +339,7 @@ export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
 
 /** The dialect behind a knex instance. */
 export function dialectOf(db: Knex): Dialect {
-  const client = String(db.client.config.client);
-  return client.includes('mysql') ? 'mysql' : 'sqlite';
+  return String((db.client as { driverName?: string }).driverName).includes('mysql') ? 'mysql' : 'sqlite';
 }
 
 /**
