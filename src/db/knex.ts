@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
+import { Counter } from 'prom-client';
 import { DatabaseTimeoutError } from '../errors';
 import { remainingMs } from '../lib/request-scope';
 
@@ -346,12 +347,105 @@ export async function ping(db: Knex): Promise<void> {
 }
 
 /**
+ * Why a transaction was rolled back by a write conflict and may be rerun as a whole:
+ * `deadlock` is ER_LOCK_DEADLOCK (1213): an InnoDB deadlock, or on Galera a certification
+ * failure at COMMIT or a brute-force abort by a replicated write; `snapshot` is ER_CHECKREAD
+ * (1020, "record has changed since last read", MariaDB's `innodb_snapshot_isolation`).
+ * ER_LOCK_WAIT_TIMEOUT (1205) is not one of them: with DB_LOCK_WAIT_TIMEOUT_SECONDS it means a
+ * lock held too long, a repository timeout (charging answers 2003), and waiting again would only
+ * spend the deadline twice.
+ */
+export type TransactionConflict = 'deadlock' | 'snapshot';
+
+const CONFLICT_ERRNOS: Record<number, TransactionConflict> = { 1213: 'deadlock', 1020: 'snapshot' };
+
+/** The write conflict that rolled back a transaction (see {@link TransactionConflict}), or undefined. Follows `cause`/`originalError` chains. */
+export function transactionConflictOf(err: unknown): TransactionConflict | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const x = e as { errno?: number; originalError?: unknown; cause?: unknown };
+    const conflict = typeof x.errno === 'number' ? CONFLICT_ERRNOS[x.errno] : undefined;
+    if (conflict) return conflict;
+    e = x.originalError ?? x.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Transactions rerun after a write conflict, by reason (`/metrics`; registered by the app's
+ * Registry in src/app.ts). One process-wide counter: every knex instance of the process adds to it.
+ */
+export const transactionRetries = new Counter({
+  name: 'db_transaction_retries_total',
+  help: 'Transactions rolled back by a deadlock or a Galera certification conflict and rerun as a whole, by reason',
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+for (const reason of Object.values(CONFLICT_ERRNOS)) transactionRetries.inc({ reason }, 0);
+
+/** Bounds of {@link retryingTransaction}'s reruns. */
+export interface TransactionRetryPolicy {
+  /** Attempts in all, the first included (at least 1). */
+  attempts: number;
+  /** Backoff before the n-th rerun is uniform in [0, min(maxBackoffMs, baseBackoffMs * 2^(n-1))) ms ("full jitter"). */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** A rerun starts only while at least this many ms are left before the request's deadline (after the backoff). */
+  minRemainingMs: number;
+}
+
+/** Serving policy: up to 8 attempts, 5-160 ms jittered backoff, a rerun only with 50 ms left. */
+export const DEFAULT_TRANSACTION_RETRY: TransactionRetryPolicy = {
+  attempts: 8,
+  baseBackoffMs: 5,
+  maxBackoffMs: 160,
+  minRemainingMs: 50,
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `scope` in a transaction of `db` (options `config`, e.g. an isolation level) and, when a
+ * write conflict rolls it back (see {@link transactionConflictOf}), runs the whole of it again in
+ * a new transaction: `scope` starts over from its first read, so an effect is never applied
+ * twice (the rolled-back attempt left nothing behind). Reruns are bounded by `policy.attempts`
+ * and by the request's deadline (`remainingMs()`; outside a request by the attempts only); the
+ * last conflict is then thrown as it came. Each rerun counts in `db_transaction_retries_total`.
+ * `scope` must not have effects outside the transaction (it may run more than once).
+ * Issue 14 "Retried transactions"; CONTRACT §8.
+ * @throws whatever `scope` or the database throws, a conflict only once the reruns are spent.
+ */
+export async function retryingTransaction<T>(
+  db: Knex,
+  scope: (trx: Knex.Transaction) => Promise<T>,
+  config?: Knex.TransactionConfig,
+  policy: TransactionRetryPolicy = DEFAULT_TRANSACTION_RETRY,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(scope, config);
+    } catch (err) {
+      const conflict = transactionConflictOf(err);
+      if (!conflict || attempt >= policy.attempts) throw err;
+      const backoff =
+        Math.random() * Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** (attempt - 1));
+      if (remainingMs() - backoff < policy.minRemainingMs) throw err;
+      transactionRetries.inc({ reason: conflict });
+      await sleep(backoff);
+    }
+  }
+}
+
+/**
  * Runs `scope` in a transaction that reads the latest committed rows after every lock it takes:
  * READ COMMITTED on MySQL/MariaDB (under the default REPEATABLE READ a plain SELECT would keep
  * the snapshot taken before a lock wait); SQLite transactions already exclude each other.
+ * Rerun as a whole after a deadlock or certification conflict (see {@link retryingTransaction}).
  */
 export function lockingTransaction<T>(db: Knex, scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return dialectOf(db) === 'mysql'
-    ? db.transaction(scope, { isolationLevel: 'read committed' })
-    : db.transaction(scope);
+  return retryingTransaction(
+    db,
+    scope,
+    dialectOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : undefined,
+  );
 }

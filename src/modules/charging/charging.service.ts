@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
-import { databaseFailureOf, isUniqueViolation } from '../../db/knex';
+import { databaseFailureOf, isUniqueViolation, retryingTransaction } from '../../db/knex';
 import { BadUserInputError, DatabaseTimeoutError, NotFoundError } from '../../errors';
 import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
 import { Clock } from '../../lib/clock';
@@ -270,7 +270,9 @@ export class ChargingService {
       row.fingerprint === fp ? fromLedger(row) : outcome(ReturnCode.INVALID_PARAMETER, r.operationId);
     let stage = 'replay' as Stage;
     try {
-      return await this.db.transaction(async (trx) => {
+      // A deadlock or certification conflict reruns the whole attempt from the replay check.
+      return await retryingTransaction(this.db, async (trx) => {
+        stage = 'replay';
         const existing = await findCharge(trx, caller.tenantId, kind, r.operationId);
         if (existing) return replay(existing);
         const record: RecordOutcome = async (code, sub, amount = Money.ZERO, balance) => {
@@ -421,7 +423,7 @@ export class ChargingService {
         { field: 'reason', description: '1-255 characters' },
       ]);
     const m = requireMsisdn(msisdn, 'msisdn');
-    return this.db.transaction(async (trx) => {
+    return retryingTransaction(this.db, async (trx) => {
       const sub = await findSubscriberForUpdate(trx, caller.tenantId, m);
       if (!sub) throw new NotFoundError(`subscriber ${m} not found`);
       if (delta.isNegative() && sub.paymentType === 'prepaid') {
