@@ -300,15 +300,18 @@ const TIMEOUT_CODES = new Set([
 
 /**
  * Classifies an error from knex or a driver: `unreachable` (connection refused or lost, server
- * gone), `timeout` (acquire, connect, lock wait, statement or request deadline), or undefined
+ * gone), `timeout` (acquire, connect, lock wait, statement or request deadline, or a write
+ * conflict whose reruns were spent, see {@link retryingTransaction}), or undefined
  * for anything else (a constraint, a bug). Follows `cause`/`originalError` chains.
  */
 export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
   let e: unknown = err;
   for (let depth = 0; e && depth < 5; depth++) {
-    const x = e as { code?: string; name?: string; fatal?: boolean; message?: string };
+    const x = e as { code?: string; errno?: number; name?: string; fatal?: boolean; message?: string };
     if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
     if (x.code && TIMEOUT_CODES.has(x.code)) return 'timeout';
+    // A write conflict still there once retryingTransaction gave up: too contended to answer in time.
+    if (x.errno !== undefined && x.errno in CONFLICT_ERRNOS) return 'timeout';
     if (x.code && UNREACHABLE_CODES.has(x.code)) return 'unreachable';
     if (x.fatal === true || /connection is in closed state/.test(x.message ?? '')) return 'unreachable';
     e = (x as { originalError?: unknown; cause?: unknown }).originalError ?? (x as { cause?: unknown }).cause;

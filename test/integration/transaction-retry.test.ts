@@ -1,6 +1,8 @@
 import { Knex } from 'knex';
 import {
   DEFAULT_TRANSACTION_RETRY,
+  databaseFailureOf,
+  transactionConflictOf,
   lockingTransaction,
   retryingTransaction,
   transactionRetries,
@@ -124,5 +126,15 @@ describe('retryingTransaction on the real database', () => {
     expect(runs.sort()).toEqual([1, 2]); // the deadlock victim ran twice
     expect(await values()).toEqual([2, 2]);
     expect((await retries('deadlock')) - before).toBe(1);
+  });
+});
+
+describe('a write conflict whose reruns are spent', () => {
+  it('is a database timeout (503 / 2003 with retry-after, never a 500); a lock-wait timeout stays one too', () => {
+    expect(databaseFailureOf(deadlock())).toBe('timeout');
+    expect(databaseFailureOf({ errno: 1020, code: 'ER_CHECKREAD' })).toBe('timeout');
+    expect(databaseFailureOf({ errno: 1205, code: 'ER_LOCK_WAIT_TIMEOUT' })).toBe('timeout');
+    expect(transactionConflictOf({ errno: 1205, code: 'ER_LOCK_WAIT_TIMEOUT' })).toBeUndefined();
+    expect(transactionConflictOf({ message: 'wrapped', cause: deadlock() })).toBe('deadlock');
   });
 });

@@ -1,6 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
-import { databaseFailureOf, isUniqueViolation, retryingTransaction } from '../../db/knex';
+import {
+  databaseFailureOf,
+  isUniqueViolation,
+  retryingTransaction,
+  transactionConflictOf,
+} from '../../db/knex';
 import { BadUserInputError, DatabaseTimeoutError, NotFoundError } from '../../errors';
 import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
 import { Clock } from '../../lib/clock';
@@ -82,7 +87,9 @@ function failureCode(err: unknown, stage: Stage, pastDeadline: boolean): ReturnC
     return ReturnCode.UNKNOWN_ERROR;
   }
   if (stage === 'rating') return ReturnCode.RATING_ERROR;
-  if (stage === 'charging' || (stage === 'commit' && failure === undefined)) return ReturnCode.CHARGING_ERROR;
+  // A certification conflict at COMMIT rolled back: the outcome is known (nothing charged).
+  if (stage === 'charging' || (stage === 'commit' && (failure === undefined || transactionConflictOf(err))))
+    return ReturnCode.CHARGING_ERROR;
   return ReturnCode.UNKNOWN_ERROR;
 }
 
