@@ -4,6 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The Galera cluster suite needs scripts/galera-cluster.sh: `npm run test:cluster` (jest.cluster.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
   setupFiles: ['<rootDir>/test/helpers/setup.ts'],
   globalSetup: '<rootDir>/test/helpers/global-setup.js',
   transform: {

@@ -9,7 +9,7 @@ import { Knex } from 'knex';
 import { Counter, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 import { Authenticator } from './auth/authenticate';
 import { Config } from './config';
-import { databaseFailureOf, ping } from './db/knex';
+import { databaseFailureOf, ping, transactionRetries } from './db/knex';
 import { RETRY_AFTER_SECONDS, ServiceUnavailableError, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
@@ -140,6 +140,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  metrics.registerMetric(transactionRetries);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by method, route and status',

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
+import { Counter } from 'prom-client';
 import { DatabaseTimeoutError } from '../errors';
 import { remainingMs } from '../lib/request-scope';
 
@@ -314,13 +315,14 @@ const TIMEOUT_ERRNOS = new Set([1205, 1317, 1969, 3024]);
 
 /**
  * Classifies an error from knex or a driver: `unreachable` (connection refused or lost, server
- * gone), `timeout` (acquire, connect, lock wait, statement or request deadline), or undefined
+ * gone), `timeout` (acquire, connect, lock wait, statement or request deadline, or a write
+ * conflict whose reruns were spent, see {@link retryingTransaction}), or undefined
  * for anything else (a constraint, a bug). Follows `originalError`, `cause` and `thrownValue` chains.
  */
 export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
   let e: unknown = err;
   for (let depth = 0; e && depth < 5; depth++) {
-    const x = e as { code?: string; name?: string; fatal?: boolean; message?: string };
+    const x = e as { code?: string; errno?: number; name?: string; fatal?: boolean; message?: string };
     if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
     // MariaDB's max_statement_time error (1969) has no name in mysql2; 3024 is MySQL's, 1317 a
     // statement interrupted (SQLSTATE 70100).
@@ -328,6 +330,8 @@ export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
     if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) return 'timeout';
     // SQLite extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE…) count as their base code.
     if (x.code && (TIMEOUT_CODES.has(x.code) || /^SQLITE_(BUSY|LOCKED)_/.test(x.code))) return 'timeout';
+    // A write conflict still there once retryingTransaction gave up: too contended to answer in time.
+    if (typeof errno === 'number' && errno in CONFLICT_ERRNOS) return 'timeout';
     if (x.code && UNREACHABLE_CODES.has(x.code)) return 'unreachable';
     if (x.fatal === true || /connection is in closed state/.test(x.message ?? '')) return 'unreachable';
     // graphql-js wraps a thrown value that is not an Error of its realm as NonErrorThrown.thrownValue.
@@ -351,6 +355,19 @@ export function forUpdate<Q extends Knex.QueryBuilder>(db: Knex, q: Q): Q {
   return dialectOf(db) === 'mysql' ? (q.forUpdate() as Q) : q;
 }
 
+/**
+ * Makes a row lock count on a Galera cluster: on MySQL/MariaDB increments the `row_version`
+ * column of the rows of `table` matching `where` (which also locks them, as FOR UPDATE does).
+ * Galera certifies only the rows a transaction writes, and `FOR UPDATE` locks only on its own
+ * node, so a transaction that reads a row to decide (a group's size) must write it for a
+ * transaction on another node to conflict with it (one of the two then fails with 1213 and reruns,
+ * see {@link retryingTransaction}). The table needs a `row_version` column (migration
+ * 20261123000100). On SQLite nothing is done: its write transactions already exclude each other.
+ */
+export async function certifiedLock(db: Knex, table: string, where: Record<string, unknown>): Promise<void> {
+  if (dialectOf(db) === 'mysql') await db(table).where(where).increment('row_version', 1);
+}
+
 /** True when `err` is a unique-constraint violation on either dialect. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };
@@ -367,12 +384,111 @@ export async function ping(db: Knex): Promise<void> {
 }
 
 /**
+ * Why a transaction was rolled back by a write conflict and may be rerun as a whole:
+ * `deadlock` is ER_LOCK_DEADLOCK (1213): an InnoDB deadlock, or on Galera a certification
+ * failure at COMMIT or a brute-force abort by a replicated write; `snapshot` is ER_CHECKREAD
+ * (1020, "record has changed since last read", MariaDB's `innodb_snapshot_isolation`).
+ * ER_LOCK_WAIT_TIMEOUT (1205) is not one of them: with DB_LOCK_WAIT_TIMEOUT_SECONDS it means a
+ * lock held too long, a repository timeout (charging answers 2003), and waiting again would only
+ * spend the deadline twice.
+ */
+export type TransactionConflict = 'deadlock' | 'snapshot';
+
+const CONFLICT_ERRNOS: Record<number, TransactionConflict> = { 1213: 'deadlock', 1020: 'snapshot' };
+
+/** The write conflict that rolled back a transaction (see {@link TransactionConflict}), or undefined. Follows `cause`/`originalError` chains. */
+export function transactionConflictOf(err: unknown): TransactionConflict | undefined {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const x = e as { errno?: number; originalError?: unknown; cause?: unknown };
+    const conflict = typeof x.errno === 'number' ? CONFLICT_ERRNOS[x.errno] : undefined;
+    if (conflict) return conflict;
+    e = x.originalError ?? x.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Transactions rerun after a write conflict, by reason (`/metrics`; registered by the app's
+ * Registry in src/app.ts). One process-wide counter: every knex instance of the process adds to it.
+ */
+export const transactionRetries = new Counter({
+  name: 'db_transaction_retries_total',
+  help: 'Transactions rolled back by a deadlock or a Galera certification conflict and rerun as a whole, by reason',
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+for (const reason of Object.values(CONFLICT_ERRNOS)) transactionRetries.inc({ reason }, 0);
+
+/** Bounds of {@link retryingTransaction}'s reruns. */
+export interface TransactionRetryPolicy {
+  /** Attempts in all, the first included (at least 1). */
+  attempts: number;
+  /** Backoff before the n-th rerun is uniform in [0, min(maxBackoffMs, baseBackoffMs * 2^(n-1))) ms ("full jitter"). */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** A rerun starts only while at least this many ms are left before the request's deadline (after the backoff). */
+  minRemainingMs: number;
+}
+
+/**
+ * Serving policy: up to 32 attempts, 5-160 ms jittered backoff, a rerun only with 50 ms left. With
+ * two gateways on two Galera nodes queueing on one subscriber, the transaction that started
+ * later keeps losing certification to the other node's stream of commits: the cluster suite saw
+ * one in ~1000 charges lose 16 times in a row. With the default 2 s rating deadline, the deadline
+ * is what ends the reruns in practice; the attempts bound the work outside a request.
+ */
+export const DEFAULT_TRANSACTION_RETRY: TransactionRetryPolicy = {
+  attempts: 32,
+  baseBackoffMs: 5,
+  maxBackoffMs: 160,
+  minRemainingMs: 50,
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `scope` in a transaction of `db` (options `config`, e.g. an isolation level) and, when a
+ * write conflict rolls it back (see {@link transactionConflictOf}), runs the whole of it again in
+ * a new transaction: `scope` starts over from its first read, so an effect is never applied
+ * twice (the rolled-back attempt left nothing behind). Reruns are bounded by `policy.attempts`
+ * and by the request's deadline (`remainingMs()`; outside a request by the attempts only); the
+ * last conflict is then thrown as it came. Each rerun counts in `db_transaction_retries_total`.
+ * `scope` must not have effects outside the transaction (it may run more than once).
+ * Issue 14 "Retried transactions"; CONTRACT §8.
+ * @throws whatever `scope` or the database throws, a conflict only once the reruns are spent.
+ */
+export async function retryingTransaction<T>(
+  db: Knex,
+  scope: (trx: Knex.Transaction) => Promise<T>,
+  config?: Knex.TransactionConfig,
+  policy: TransactionRetryPolicy = DEFAULT_TRANSACTION_RETRY,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(scope, config);
+    } catch (err) {
+      const conflict = transactionConflictOf(err);
+      if (!conflict || attempt >= policy.attempts) throw err;
+      const backoff =
+        Math.random() * Math.min(policy.maxBackoffMs, policy.baseBackoffMs * 2 ** (attempt - 1));
+      if (remainingMs() - backoff < policy.minRemainingMs) throw err;
+      transactionRetries.inc({ reason: conflict });
+      await sleep(backoff);
+    }
+  }
+}
+
+/**
  * Runs `scope` in a transaction that reads the latest committed rows after every lock it takes:
  * READ COMMITTED on MySQL/MariaDB (under the default REPEATABLE READ a plain SELECT would keep
  * the snapshot taken before a lock wait); SQLite transactions already exclude each other.
+ * Rerun as a whole after a deadlock or certification conflict (see {@link retryingTransaction}).
  */
 export function lockingTransaction<T>(db: Knex, scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  return dialectOf(db) === 'mysql'
-    ? db.transaction(scope, { isolationLevel: 'read committed' })
-    : db.transaction(scope);
+  return retryingTransaction(
+    db,
+    scope,
+    dialectOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : undefined,
+  );
 }

@@ -37,6 +37,7 @@ describe('migrations', () => {
       '20261122000300_charging',
       '20261122000400_sharing',
       '20261122000500_idempotency',
+      '20261123000100_galera_row_version',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);

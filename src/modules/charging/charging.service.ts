@@ -1,6 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
-import { databaseFailureOf, isUniqueViolation } from '../../db/knex';
+import {
+  databaseFailureOf,
+  isUniqueViolation,
+  retryingTransaction,
+  transactionConflictOf,
+} from '../../db/knex';
 import { BadUserInputError, DatabaseTimeoutError, NotFoundError } from '../../errors';
 import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
 import { Clock } from '../../lib/clock';
@@ -82,7 +87,9 @@ function failureCode(err: unknown, stage: Stage, pastDeadline: boolean): ReturnC
     return ReturnCode.UNKNOWN_ERROR;
   }
   if (stage === 'rating') return ReturnCode.RATING_ERROR;
-  if (stage === 'charging' || (stage === 'commit' && failure === undefined)) return ReturnCode.CHARGING_ERROR;
+  // A certification conflict at COMMIT rolled back: the outcome is known (nothing charged).
+  if (stage === 'charging' || (stage === 'commit' && (failure === undefined || transactionConflictOf(err))))
+    return ReturnCode.CHARGING_ERROR;
   return ReturnCode.UNKNOWN_ERROR;
 }
 
@@ -270,7 +277,9 @@ export class ChargingService {
       row.fingerprint === fp ? fromLedger(row) : outcome(ReturnCode.INVALID_PARAMETER, r.operationId);
     let stage = 'replay' as Stage;
     try {
-      return await this.db.transaction(async (trx) => {
+      // A deadlock or certification conflict reruns the whole attempt from the replay check.
+      return await retryingTransaction(this.db, async (trx) => {
+        stage = 'replay';
         const existing = await findCharge(trx, caller.tenantId, kind, r.operationId);
         if (existing) return replay(existing);
         const record: RecordOutcome = async (code, sub, amount = Money.ZERO, balance) => {
@@ -421,7 +430,7 @@ export class ChargingService {
         { field: 'reason', description: '1-255 characters' },
       ]);
     const m = requireMsisdn(msisdn, 'msisdn');
-    return this.db.transaction(async (trx) => {
+    return retryingTransaction(this.db, async (trx) => {
       const sub = await findSubscriberForUpdate(trx, caller.tenantId, m);
       if (!sub) throw new NotFoundError(`subscriber ${m} not found`);
       if (delta.isNegative() && sub.paymentType === 'prepaid') {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
-import { isUniqueViolation, lockingTransaction } from '../../db/knex';
+import { isUniqueViolation, lockingTransaction, transactionConflictOf } from '../../db/knex';
 import { ConflictError, RETRY_AFTER_SECONDS, UnprocessableError } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { requireIdempotencyKey } from '../../lib/idempotency-key';
@@ -30,7 +30,7 @@ export const IDEMPOTENCY_LEASE_MS = 30_000;
 /** Records past the window are deleted at most this often per process. */
 const PURGE_INTERVAL_MS = 60_000;
 
-/** Claim races lost in a row (the row changed between read and write) before answering 409. */
+/** Claim races lost in a row (the row changed between read and write, or a write conflict) before answering 409. */
 const CLAIM_ATTEMPTS = 3;
 
 /** One keyed write: whose key, and what "the same request" means for it. */
@@ -153,7 +153,8 @@ export class IdempotencyService {
           await insertIdempotencyRecord(this.db, tenantId, key, fresh);
           return fresh;
         } catch (err) {
-          if (isUniqueViolation(err)) continue;
+          // Lost the race for the key (on Galera also as a certification conflict): read it again.
+          if (isUniqueViolation(err) || transactionConflictOf(err)) continue;
           throw err;
         }
       }

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
-import { isUniqueViolation, lockingTransaction } from '../../db/knex';
+import { isUniqueViolation, lockingTransaction, retryingTransaction } from '../../db/knex';
 import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
 import { remainingMs } from '../../lib/request-scope';
 import {
@@ -317,7 +317,7 @@ export class SharingService {
     const g = parseGroupRequest(body);
     return this.idempotency.run(
       { tenantId: caller.tenantId, key: idempotencyKey, operation: 'createGroup', request: body },
-      (scope) => this.db.transaction(scope),
+      (scope) => retryingTransaction(this.db, scope),
       async (trx) => {
         if (!(await findSubscriber(trx, caller.tenantId, g.ownerId)))
           throw sqsError.unprocessable(
@@ -390,7 +390,7 @@ export class SharingService {
    * @throws NotFoundError (errorCode 5).
    */
   async deleteGroup(caller: SharingCaller, id: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await retryingTransaction(this.db, async (trx) => {
       if (!(await findGroup(trx, caller.tenantId, id, true))) throw sqsError.groupNotFound(id);
       await deleteGroup(trx, id);
     });
@@ -466,7 +466,7 @@ export class SharingService {
    */
   async removeMember(caller: SharingCaller, groupId: string, memberId: string): Promise<void> {
     const m = parseMsisdnParam(memberId, 'memberId');
-    await this.db.transaction(async (trx) => {
+    await retryingTransaction(this.db, async (trx) => {
       if (!(await findGroup(trx, caller.tenantId, groupId, true))) throw sqsError.groupNotFound(groupId);
       if (!(await deleteMember(trx, groupId, m, this.clock.nowMs())))
         throw sqsError.notFound(SqsCode.SUBSCRIBER_NOT_FOUND, `${m} is not a member of group ${groupId}`);
@@ -703,7 +703,7 @@ export class SharingService {
    */
   async upsertSubscriberPlan(caller: SharingCaller, input: SubscriberPlanInput): Promise<SubscriberPlanRow> {
     const p = validateSubscriberPlan(input);
-    return this.db.transaction(async (trx) => {
+    return retryingTransaction(this.db, async (trx) => {
       if (!(await findSubscriber(trx, caller.tenantId, p.msisdn)))
         throw new NotFoundError(`subscriber ${p.msisdn} not found`);
       const def = await findPlanDefinition(trx, caller.tenantId, p.planDefinition);

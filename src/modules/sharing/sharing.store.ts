@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { dialectOf, forUpdate as lock } from '../../db/knex';
+import { certifiedLock, dialectOf, forUpdate as lock } from '../../db/knex';
 
 /** How a plan's quota is counted (CONTRACT §5): bytes, seconds or credit minor units. */
 export type UnitMeteringType = 'volume' | 'time' | 'credit';
@@ -443,6 +443,8 @@ export async function findGroup(
   id: string,
   forUpdate = false,
 ): Promise<GroupRow | undefined> {
+  // Galera: the group's lock must be in the write set to conflict across nodes.
+  if (forUpdate) await certifiedLock(db, 'sharing_groups', { tenant_id: tenantId, id });
   const q = db('sharing_groups').select('*').where({ tenant_id: tenantId, id });
   const r = await (forUpdate ? lock(db, q) : q).first();
   return r ? toGroup(r) : undefined;
