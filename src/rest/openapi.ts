@@ -112,6 +112,7 @@ function transportResponses(route: RestRoute<never>): Record<number, string> {
     add(413, 'the body exceeds 1 MiB');
     add(415, 'the content-type is not JSON' + (oauth2 ? ' nor form-urlencoded' : ''));
   }
+  add(431, 'the request headers exceed 16 KiB (Node.js answers, before the gateway: no body, no headers)');
   add(500, 'internal error (a defect; the body carries no detail)');
   add(
     503,
@@ -160,6 +161,7 @@ export function buildOpenApi(routes: ReadonlyArray<RestRoute<never>> = ROUTES): 
   };
 
   const response = (route: RestRoute<never>, status: number, doc: ResponseDoc): Record<string, unknown> => {
+    if (status === 431) return { description: doc.description };
     const headers: Record<string, unknown> = { 'x-request-id': headerRef('XRequestId') };
     if (route.noStore) {
       headers['cache-control'] = headerRef('CacheControl');
