@@ -9,6 +9,15 @@ const CLIENT_SECRET_POST = {
   client_secret: text('API client password (client_secret_post)'),
 };
 const TOKEN_EXAMPLE = 'Jq3V0y0dUQ2l1bXpRk0ZlVh4W1hZ3lqXz8n0bGkQm4';
+/** The body of introspection and revocation: the token (RFC 7662 §2.1, RFC 7009 §2.1). */
+const TOKEN_REQUEST = {
+  schema: object({ token: TOKEN_PARAM, token_type_hint: text('ignored'), ...CLIENT_SECRET_POST }, [
+    'token_type_hint',
+    'client_id',
+    'client_secret',
+  ]),
+  example: { token: TOKEN_EXAMPLE },
+};
 
 /** An OAuth 2.0 row's doc; the body may be form-encoded or JSON, the client authenticated in it. */
 const oauth2Doc = (doc: Omit<RouteDoc, 'tag'>): RouteDoc => ({
@@ -104,14 +113,7 @@ const oauth2Introspect = defineRoute<{
     operationId: 'oauth2Introspect',
     summary: 'RFC 7662 token introspection',
     description: 'Needs the `TOKEN_INTROSPECT` grant.',
-    request: {
-      schema: object({ token: TOKEN_PARAM, token_type_hint: text('ignored'), ...CLIENT_SECRET_POST }, [
-        'token_type_hint',
-        'client_id',
-        'client_secret',
-      ]),
-      example: { token: TOKEN_EXAMPLE },
-    },
+    request: TOKEN_REQUEST,
     responses: {
       200: {
         description:
@@ -182,14 +184,7 @@ const oauth2Revoke = defineRoute<{ revokeToken: boolean }>({
     summary: 'RFC 7009 token revocation',
     description:
       'Needs the `TOKEN_ISSUE` grant. 200 `{}` whether the token was live, already revoked, expired or unknown.',
-    request: {
-      schema: object({ token: TOKEN_PARAM, token_type_hint: text('ignored'), ...CLIENT_SECRET_POST }, [
-        'token_type_hint',
-        'client_id',
-        'client_secret',
-      ]),
-      example: { token: TOKEN_EXAMPLE },
-    },
+    request: TOKEN_REQUEST,
     responses: {
       200: {
         description: 'revoked (or nothing to revoke)',
