@@ -23,6 +23,7 @@ import { runInRequestScope } from './lib/request-scope';
 import { Logger } from './logger';
 import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
+import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
 import { sendBody } from './rest/respond';
 import { restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
@@ -221,6 +222,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     ctx.body = await metrics.metrics();
   });
   system.get(OAUTH2_PATHS.metadata, authorizationServerMetadataHandler(config.publicBaseUrl));
+  system.get(OPENAPI_PATH, openApiHandler());
   koa.use(system.routes());
   koa.use(
     explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }).routes(),

@@ -11,6 +11,8 @@ import { DatasetError, importDataset } from '../dataset/import';
 import { MAINTENANCE_DB_LIMITS, createKnex } from '../db/knex';
 import { migrateLatest } from '../db/migrations';
 import { printGatewaySchema } from '../graphql/schema';
+import { printOpenApi } from '../rest/openapi';
+import { printDatasetSchema } from '../dataset/dataset.schema';
 import { systemClock } from '../lib/clock';
 import { createLogger } from '../logger';
 import { runGateway } from '../main';
@@ -194,10 +196,16 @@ export function buildCli(): Command {
     .command('schema')
     .description('print the GraphQL SDL (what schema/schema.graphql holds)')
     .option('--write <file>', 'write it to a file instead')
-    .action(async (opts: { write?: string }) => {
-      const sdl = await printGatewaySchema();
-      if (opts.write) fs.writeFileSync(opts.write, sdl);
-      else process.stdout.write(sdl);
+    .option('--openapi', 'the REST OpenAPI 3.1 document instead (schema/openapi.json)')
+    .option('--dataset', "the dataset format's JSON Schema instead (schema/dataset.schema.json)")
+    .action(async (opts: { write?: string; openapi?: boolean; dataset?: boolean }) => {
+      const text = opts.openapi
+        ? printOpenApi()
+        : opts.dataset
+          ? printDatasetSchema()
+          : await printGatewaySchema();
+      if (opts.write) fs.writeFileSync(opts.write, text);
+      else process.stdout.write(text);
     });
 
   return program;

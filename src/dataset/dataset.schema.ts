@@ -191,6 +191,26 @@ export const DATASET_SCHEMA = {
   },
 } as const;
 
+/**
+ * The dataset format's JSON Schema as published in schema/dataset.schema.json (README "Dataset
+ * format"): {@link DATASET_SCHEMA} with its draft named, 2-space JSON and a final newline.
+ */
+export function printDatasetSchema(): string {
+  return (
+    JSON.stringify(
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        title: 'Subscriber Gateway dataset',
+        description:
+          'One JSON document for `import`, the demo data and test fixtures (docs/contract.md "Dataset format"). Every section optional; rows are upserted by their natural key. Money as decimal strings; volumes in bytes, times in seconds, credit quotas in minor units.',
+        ...DATASET_SCHEMA,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
+}
+
 /** A dataset document after validation. */
 export interface Dataset {
   tenants?: { name: string }[];

@@ -1,10 +1,112 @@
 import { ReturnCode } from '../modules/charging/return-codes';
 import { RestRoute, defineRoute } from './route';
+import { MSISDN_IN, named, object, text } from './schemas';
+
+const price = (description: string) =>
+  text(`${description}: non-negative decimal string, at most 6 fractional digits`, {
+    pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
+  });
+const lookupKey = (description: string) => text(`${description}, 1-64 characters`, { maxLength: 64 });
+
+/** The rating/refund request body (spec 2.4); src/modules/charging/rating-request.ts reads it. */
+const RATING_REQUEST = named('RatingRequest', {
+  ...object({
+    msisdn: MSISDN_IN,
+    ratingParams: object(
+      {
+        msisdn: { ...MSISDN_IN, description: 'the same subscriber as `msisdn`' },
+        operationId: text('identifies the operation within the tenant: a repeat answers the first outcome', {
+          maxLength: 128,
+        }),
+        lookup: object(
+          {
+            providerId: lookupKey('catalogue key'),
+            applicationId: lookupKey('catalogue key'),
+            serviceId: lookupKey('catalogue key, absent or `*` matches any'),
+            originId: lookupKey('catalogue key, absent or `*` matches any'),
+            bundleId: lookupKey('catalogue key, absent or `*` matches any'),
+          },
+          ['serviceId', 'originId', 'bundleId'],
+        ),
+        contentId: text('1-64 characters, no control characters (else 2101)', { maxLength: 64 }),
+        contentDescription: text('at most 255 characters (else 2102)', { maxLength: 255 }),
+        preRating: {
+          ...object(
+            {
+              totalPrice: price('charged amount (2103)'),
+              retailPrice: price('2104'),
+              calculatedTax: price('2105'),
+              calculatedPromo: price('a discount (2106)'),
+              downloadFeeWot: price('2107; > 0 needs a transport rating (3003), refused in refunds (3004)'),
+            },
+            ['retailPrice', 'calculatedTax', 'calculatedPromo', 'downloadFeeWot'],
+          ),
+          description:
+            "optional: the amount is `totalPrice`, which must equal retailPrice + calculatedTax + downloadFeeWot - calculatedPromo (else 2108); absent, the catalogue rating's retail + tax",
+        },
+      },
+      ['contentDescription', 'preRating'],
+    ),
+  }),
+  description:
+    "A field of the wrong JSON type gets its field's return code, not 400. Unknown fields are ignored.",
+});
+
+const RATING_RESULT = named(
+  'RatingResult',
+  object({
+    returnCode: {
+      type: 'integer',
+      enum: Object.values(ReturnCode),
+      description: Object.entries(ReturnCode)
+        .map(([name, code]) => `${code} ${name}`)
+        .join(', '),
+    },
+  }),
+);
+
+const RATING_EXAMPLE = {
+  msisdn: '353871234567',
+  ratingParams: {
+    msisdn: '353871234567',
+    operationId: 'op-2019-08-07-0001',
+    lookup: {
+      providerId: '6010',
+      applicationId: '50000029',
+      serviceId: '30000020',
+      originId: '9',
+      bundleId: '1234',
+    },
+    contentId: 'game-42',
+    contentDescription: 'Game download',
+  },
+};
 
 const row = (path: string, field: 'processRating' | 'processRefund') =>
   defineRoute<Record<string, { returnCode: number }>>({
     method: 'POST',
     path,
+    doc: {
+      operationId: field,
+      tag: 'charging',
+      summary:
+        field === 'processRating'
+          ? 'Rate and charge a content purchase'
+          : 'Refund a charge by its operationId',
+      description:
+        (field === 'processRating'
+          ? 'Needs the `CRS_RATING` grant. Prepaid subscribers are refused with 1000 when the balance is short; postpaid ones accumulate. '
+          : 'Needs the `CRS_REFUND` grant. Credits back the successful charge with that operationId and msisdn (else 4001); idempotent. ') +
+        'Exactly once per operationId: a repeat answers the first outcome. A database failure or the RATING_TIMEOUT_MS deadline is a return code (2002, 2003, 5001), never a 5xx (CONTRACT §4, §8).',
+      request: { schema: RATING_REQUEST, example: RATING_EXAMPLE },
+      responses: {
+        200: {
+          description: 'every business outcome; the outcome is `returnCode`',
+          schema: RATING_RESULT,
+          example: { returnCode: 0 },
+        },
+      },
+    },
     style: 'plain',
     tenantHeader: 'required',
     document: `mutation Charging($request: JSONObject!) { ${field}(request: $request) { returnCode } }`,

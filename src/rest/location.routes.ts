@@ -1,5 +1,6 @@
 import { Permission } from '../auth/permissions';
-import { RestRoute, defineRoute, optionalQueryString } from './route';
+import { RestRoute, RouteDoc, defineRoute, optionalQueryString } from './route';
+import { LINK, integer, named, nullableText, object, text } from './schemas';
 
 /** HAL hrefs of CONTRACT §6: absolute, names percent-encoded. Every one answers 200. */
 export const hrefs = {
@@ -78,6 +79,83 @@ function infoElement(i: InfoData, locationName: string, base: string) {
   };
 }
 
+const id = integer('numeric id');
+const LOCATION_ELEMENT = named(
+  'LocationElement',
+  object({
+    location: object({
+      id,
+      name: text('unique per tenant'),
+      description: nullableText('free text'),
+      locationRates: {
+        type: 'array',
+        items: object({
+          id,
+          name: text('rate name'),
+          description: nullableText('free text'),
+          locationRate: integer('rate'),
+        }),
+      },
+    }),
+    _links: object({ self: LINK, locationInfos: LINK, locationProfiles: LINK }),
+  }),
+);
+const LOCATION_LIST = named(
+  'LocationList',
+  object({ locationList: { type: 'array', items: LOCATION_ELEMENT, description: 'ordered by id' } }),
+);
+const LOCATION_INFO_ELEMENT = named(
+  'LocationInfoElement',
+  object({
+    locationInfo: object({
+      id,
+      name: text('unique per tenant'),
+      description: nullableText('free text'),
+      locationInfoType: object({ id, name: text('e.g. PLMNID'), value: integer('type value') }),
+      locationInfo: text('the value, e.g. an MCC+MNC such as 20801'),
+    }),
+    _links: object({ self: LINK, location: LINK }),
+  }),
+);
+const LOCATION_INFO_LIST = named(
+  'LocationInfoList',
+  object({ locationInfoList: { type: 'array', items: LOCATION_INFO_ELEMENT } }),
+);
+const LOCATION_PROFILE_LIST = named(
+  'LocationProfileList',
+  object({
+    locationProfileList: {
+      type: 'array',
+      items: object({
+        locationProfile: object({ id, name: text('profile name'), description: nullableText('free text') }),
+        _links: object({ location: LINK }),
+      }),
+    },
+  }),
+);
+
+const BASE = 'https://gateway.example.com';
+const RATE = { id: 1, name: 'ZONE-1_TimeBasedRate', description: null, locationRate: 0 };
+const LOCATION_EXAMPLE = {
+  locationList: [locationElement({ id: 1, name: 'ZONE-1', description: null, rates: [RATE] }, BASE)],
+};
+const INFO_EXAMPLE: InfoData = {
+  id: 1,
+  name: 'FR-Orange',
+  description: 'Orange France',
+  value: '20801',
+  type: { id: 5, name: 'PLMNID', value: 4 },
+};
+const NAME_PARAM = { name: 'location name (percent-encoded)' };
+
+/** Doc of a location GET row: the `PCRF_LOCATION_READ_PERMISSION` header and the 404 are common. */
+const locationDoc = (doc: Omit<RouteDoc, 'tag'>): RouteDoc => ({
+  tag: 'locations',
+  ...doc,
+  description:
+    `${doc.description ?? ''} Needs the \`PCRF_LOCATION_READ_PERMISSION\` grant and header (CONTRACT §6). Hrefs are absolute: PUBLIC_BASE_URL, else the request's origin.`.trim(),
+});
+
 const notFound = (what: string, name: string) => ({
   status: 404,
   body: { errorCode: 1, message: `${what} ${name} not found` },
@@ -104,6 +182,16 @@ const listResult = (
 const list = defineRoute<{ locationList: LocationData[] }>({
   ...common,
   path: '/pcc/pcrf/locations',
+  doc: locationDoc({
+    operationId: 'listLocations',
+    summary: 'List the locations, or the one named by `name`',
+    description: 'Every location of the tenant, ordered by id.',
+    query: { name: { description: 'only this location (404 when absent)', schema: { type: 'string' } } },
+    responses: {
+      200: { description: 'the locations (spec 2.8)', schema: LOCATION_LIST, example: LOCATION_EXAMPLE },
+      404: { description: 'no location has that `name`' },
+    },
+  }),
   document: LIST_DOCUMENT,
   variables: ({ query }) => ({ name: optionalQueryString(query, 'name') }),
   result: listResult,
@@ -113,15 +201,37 @@ const list = defineRoute<{ locationList: LocationData[] }>({
 const one = defineRoute<{ locationList: LocationData[] }>({
   ...common,
   path: '/pcc/pcrf/locations/:name',
+  doc: locationDoc({
+    operationId: 'getLocation',
+    summary: 'One location, as a one-element list',
+    params: NAME_PARAM,
+    responses: {
+      200: { description: 'the location (spec 2.8)', schema: LOCATION_LIST, example: LOCATION_EXAMPLE },
+      404: { description: 'no such location' },
+    },
+  }),
   document: LIST_DOCUMENT,
   variables: ({ params }) => ({ name: params.name }),
   result: listResult,
 });
 
-const infosRow = (path: string) =>
+const infosRow = (path: string, operationId: string, summary: string) =>
   defineRoute<{ location: { name: string; infos: InfoData[] } | null }>({
     ...common,
     path,
+    doc: locationDoc({
+      operationId,
+      summary,
+      params: NAME_PARAM,
+      responses: {
+        200: {
+          description: 'the location infos (spec 2.9); `[]` for a location without any',
+          schema: LOCATION_INFO_LIST,
+          example: { locationInfoList: [infoElement(INFO_EXAMPLE, 'ZONE-1', BASE)] },
+        },
+        404: { description: 'no such location' },
+      },
+    }),
     document: `query LocationInfos($name: String!) { location(name: $name) { name infos { ${INFO_SELECTION} } } }`,
     variables: ({ params }) => ({ name: params.name }),
     result: ({ location }, { params, baseUrl }) =>
@@ -137,6 +247,26 @@ const infosRow = (path: string) =>
 const profiles = defineRoute<{ location: { name: string; profiles: ProfileData[] } | null }>({
   ...common,
   path: '/pcc/pcrf/locations/:name/locationProfiles',
+  doc: locationDoc({
+    operationId: 'listLocationProfiles',
+    summary: "A location's profiles (its `locationProfiles` link)",
+    params: NAME_PARAM,
+    responses: {
+      200: {
+        description: 'the profiles',
+        schema: LOCATION_PROFILE_LIST,
+        example: {
+          locationProfileList: [
+            {
+              locationProfile: { id: 1, name: 'ZONE-1-default', description: null },
+              _links: { location: { href: `${BASE}/pcc/pcrf/locations/ZONE-1` } },
+            },
+          ],
+        },
+      },
+      404: { description: 'no such location' },
+    },
+  }),
   document:
     'query LocationProfiles($name: String!) { location(name: $name) { name profiles { id name description } } }',
   variables: ({ params }) => ({ name: params.name }),
@@ -158,6 +288,19 @@ const profiles = defineRoute<{ location: { name: string; profiles: ProfileData[]
 const info = defineRoute<{ locationInfo: (InfoData & { location: { name: string } }) | null }>({
   ...common,
   path: '/pcc/pcrf/locationInfos/:name',
+  doc: locationDoc({
+    operationId: 'getLocationInfo',
+    summary: "One location info (an info's `self` link)",
+    params: { name: 'location info name (percent-encoded)' },
+    responses: {
+      200: {
+        description: 'the location info',
+        schema: LOCATION_INFO_ELEMENT,
+        example: infoElement(INFO_EXAMPLE, 'ZONE-1', BASE),
+      },
+      404: { description: 'no such location info' },
+    },
+  }),
   document: `query LocationInfo($name: String!) { locationInfo(name: $name) { ${INFO_SELECTION} location { name } } }`,
   variables: ({ params }) => ({ name: params.name }),
   result: ({ locationInfo }, { params, baseUrl }) =>
@@ -170,8 +313,12 @@ const info = defineRoute<{ locationInfo: (InfoData & { location: { name: string 
 export const LOCATION_ROUTES = [
   list,
   one,
-  infosRow('/pcc/pcrf/location/:name/locationInfo'),
-  infosRow('/pcc/pcrf/locations/:name/locationInfos'),
+  infosRow('/pcc/pcrf/location/:name/locationInfo', 'listLocationInfos', "A location's infos (spec 4.7)"),
+  infosRow(
+    '/pcc/pcrf/locations/:name/locationInfos',
+    'listLocationInfosByLink',
+    "A location's infos (its `locationInfos` link's path)",
+  ),
   profiles,
   info,
 ] as ReadonlyArray<RestRoute<never>>;

@@ -1,6 +1,31 @@
 import { OAuthRequestError } from '../errors';
 import { OAUTH2_PATHS, oauth2Param } from './oauth2';
-import { RestRoute, defineRoute } from './route';
+import { RestRoute, RouteDoc, defineRoute } from './route';
+import { MSISDN, MSISDN_IN, integer, named, object, text } from './schemas';
+
+const TOKEN_PARAM = text('a token issued by this service');
+const CLIENT_SECRET_POST = {
+  client_id: text('API client username (client_secret_post; or use Basic)'),
+  client_secret: text('API client password (client_secret_post)'),
+};
+const TOKEN_EXAMPLE = 'Jq3V0y0dUQ2l1bXpRk0ZlVh4W1hZ3lqXz8n0bGkQm4';
+/** The body of introspection and revocation: the token (RFC 7662 §2.1, RFC 7009 §2.1). */
+const TOKEN_REQUEST = {
+  schema: object({ token: TOKEN_PARAM, token_type_hint: text('ignored'), ...CLIENT_SECRET_POST }, [
+    'token_type_hint',
+    'client_id',
+    'client_secret',
+  ]),
+  example: { token: TOKEN_EXAMPLE },
+};
+
+/** An OAuth 2.0 row's doc; the body may be form-encoded or JSON, the client authenticated in it. */
+const oauth2Doc = (doc: Omit<RouteDoc, 'tag'>): RouteDoc => ({
+  tag: 'OAuth 2.0',
+  ...doc,
+  description:
+    `${doc.description ?? ''} The client authenticates by HTTP Basic (client_secret_basic) or \`client_id\`/\`client_secret\` in the body (client_secret_post), not both. JSON only.`.trim(),
+});
 
 /**
  * POST /oauth2/token (RFC 6749 §4.4 client credentials grant). The API client authenticates by
@@ -12,6 +37,39 @@ import { RestRoute, defineRoute } from './route';
 const oauth2Token = defineRoute<{ issueToken: { accessToken: string; expiresIn: number } }>({
   method: 'POST',
   path: OAUTH2_PATHS.token,
+  doc: oauth2Doc({
+    operationId: 'oauth2Token',
+    summary: 'RFC 6749 §4.4 client credentials grant: a token for the subscriber `msisdn`',
+    description: 'Needs the `TOKEN_ISSUE` grant.',
+    request: {
+      schema: object(
+        {
+          grant_type: { type: 'string', const: 'client_credentials' },
+          msisdn: MSISDN_IN,
+          scope: text('no scopes are defined: a non-empty scope is invalid_scope'),
+          ...CLIENT_SECRET_POST,
+        },
+        ['scope', 'client_id', 'client_secret'],
+      ),
+      example: { grant_type: 'client_credentials', msisdn: '353871234567' },
+    },
+    responses: {
+      200: {
+        description: 'issued',
+        schema: named(
+          'OAuth2Token',
+          object({
+            access_token: text('opaque, URL-safe'),
+            token_type: { type: 'string', const: 'Bearer' },
+            expires_in: integer('seconds (TOKEN_TTL_SECONDS)'),
+          }),
+        ),
+        example: { access_token: TOKEN_EXAMPLE, token_type: 'Bearer', expires_in: 3600 },
+      },
+      400: { description: '`invalid_request`, `unsupported_grant_type`, `invalid_scope`' },
+      401: { description: '`invalid_client`' },
+    },
+  }),
   style: 'oauth2',
   tenantHeader: 'optional',
   noStore: true,
@@ -51,6 +109,44 @@ const oauth2Introspect = defineRoute<{
 }>({
   method: 'POST',
   path: OAUTH2_PATHS.introspection,
+  doc: oauth2Doc({
+    operationId: 'oauth2Introspect',
+    summary: 'RFC 7662 token introspection',
+    description: 'Needs the `TOKEN_INTROSPECT` grant.',
+    request: TOKEN_REQUEST,
+    responses: {
+      200: {
+        description:
+          'the token\'s state; `{"active":false}` alone for an unknown, expired, revoked or other tenant\'s token',
+        schema: named('OAuth2Introspection', {
+          oneOf: [
+            {
+              ...object({
+                active: { const: true },
+                sub: MSISDN,
+                client_id: text('username of the API client that issued it'),
+                exp: integer('Unix epoch seconds'),
+                iat: integer('Unix epoch seconds'),
+                token_type: { const: 'Bearer' },
+              }),
+              additionalProperties: false,
+            },
+            { ...object({ active: { const: false } }), additionalProperties: false },
+          ],
+        }),
+        example: {
+          active: true,
+          sub: '353871234567',
+          client_id: 'portal',
+          exp: 1767225600,
+          iat: 1767222000,
+          token_type: 'Bearer',
+        },
+      },
+      400: { description: '`invalid_request`: token missing' },
+      401: { description: '`invalid_client`' },
+    },
+  }),
   style: 'oauth2',
   tenantHeader: 'optional',
   noStore: true,
@@ -83,6 +179,22 @@ const oauth2Introspect = defineRoute<{
 const oauth2Revoke = defineRoute<{ revokeToken: boolean }>({
   method: 'POST',
   path: OAUTH2_PATHS.revocation,
+  doc: oauth2Doc({
+    operationId: 'oauth2Revoke',
+    summary: 'RFC 7009 token revocation',
+    description:
+      'Needs the `TOKEN_ISSUE` grant. 200 `{}` whether the token was live, already revoked, expired or unknown.',
+    request: TOKEN_REQUEST,
+    responses: {
+      200: {
+        description: 'revoked (or nothing to revoke)',
+        schema: { type: 'object', maxProperties: 0 },
+        example: {},
+      },
+      400: { description: '`invalid_request`: token missing' },
+      401: { description: '`invalid_client`' },
+    },
+  }),
   style: 'oauth2',
   tenantHeader: 'optional',
   noStore: true,

@@ -1,5 +1,6 @@
 import { Permission } from '../auth/permissions';
 import { BadUserInputError, ServiceUnavailableError } from '../errors';
+import type { JsonSchema } from './schemas';
 
 /**
  * How a path renders its error bodies (CONTRACT §1–3):
@@ -28,6 +29,39 @@ export interface RestOutput {
   body: Record<string, unknown> | null;
 }
 
+/** One documented response of a row (an OpenAPI response object, see src/rest/openapi.ts). */
+export interface ResponseDoc {
+  description: string;
+  /** Body schema (the JSON form; the XML form follows from the mapping rule); absent: no body (204). */
+  schema?: JsonSchema;
+  /** An example body (JSON; its XML form is generated). */
+  example?: Record<string, unknown>;
+}
+
+/**
+ * What the OpenAPI document says about a row (src/rest/openapi.ts generates it from the table).
+ * Only the row's own outcomes are listed here; the statuses its transport rules give (400 for a
+ * missing `tenant` header or a bad body, 401, 403, 413, 415, 412/409/422 of `Idempotency-Key`,
+ * 500, 503) are added from the row's properties and error style.
+ */
+export interface RouteDoc {
+  /** Unique, stable: the method name a generated client gets. */
+  operationId: string;
+  /** Section of the document (`tokens`, `charging`, `quota sharing`, `locations`, `OAuth 2.0`). */
+  tag: string;
+  summary: string;
+  /** CommonMark; units, rules and the CONTRACT section. */
+  description?: string;
+  /** Path parameters by name (`:id` is `id`). */
+  params?: Readonly<Record<string, string>>;
+  /** Query parameters by name. */
+  query?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
+  /** The JSON request body (POST/PUT rows). */
+  request?: { schema: JsonSchema; example: Record<string, unknown> };
+  /** The row's own statuses: success, business outcomes and the domain errors it can answer. */
+  responses: Readonly<Record<number, ResponseDoc>>;
+}
+
 /**
  * One legacy REST path (ARCHITECTURE.md "The route table is data"): the GraphQL operation it
  * runs (parsed and validated once at start-up), how the request becomes variables, and how the
@@ -37,6 +71,8 @@ export interface RestRoute<TData = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** @koa/router path pattern. */
   path: string;
+  /** The row's OpenAPI description; a row without one fails the document build (and so the tests). */
+  doc: RouteDoc;
   style: ErrorStyle;
   /** Permission the `permissions` header must name (and the client hold); absent: grant only. */
   permissionHeader?: Permission;

@@ -2,13 +2,65 @@ import { CHARGING_ROUTES } from './charging.routes';
 import { LOCATION_ROUTES } from './location.routes';
 import { OAUTH2_ROUTES } from './oauth2.routes';
 import { RestRoute, defineRoute, optionalString } from './route';
+import { MSISDN, MSISDN_IN, integer, named, object, text } from './schemas';
 import { SQS_ROUTES } from './sqs.routes';
+
+const TOKEN = named(
+  'Token',
+  object({
+    access_token: text('opaque, URL-safe, at least 256 bits of randomness'),
+    token_type: { type: 'string', const: 'bearer' },
+    expires_in: integer('seconds: TOKEN_TTL_SECONDS (default 3600, published)'),
+  }),
+);
+
+const INTROSPECTION = named('TokenIntrospection', {
+  oneOf: [
+    {
+      ...object({ active: { const: true }, client_id: MSISDN, expiry: integer('Unix epoch seconds') }),
+      additionalProperties: false,
+    },
+    { ...object({ active: { const: false } }), additionalProperties: false },
+  ],
+});
 
 /** POST /token (CONTRACT §3, spec 4.1): 201 with the OAuth token body. */
 const issueToken = defineRoute<{ issueToken: { accessToken: string; tokenType: string; expiresIn: number } }>(
   {
     method: 'POST',
     path: '/token',
+    doc: {
+      operationId: 'issueToken',
+      tag: 'tokens',
+      summary: 'Issue a captive-portal token for a subscriber',
+      description: "Needs the `TOKEN_ISSUE` grant. The token belongs to the client's tenant (CONTRACT §3).",
+      request: {
+        schema: object({
+          grant_type: { type: 'string', const: 'client_credentials' },
+          client_id: MSISDN_IN,
+        }),
+        example: { grant_type: 'client_credentials', client_id: '353871234567' },
+      },
+      responses: {
+        201: {
+          description: 'issued',
+          schema: TOKEN,
+          example: {
+            access_token: 'Jq3V0y0dUQ2l1bXpRk0ZlVh4W1hZ3lqXz8n0bGkQm4',
+            token_type: 'bearer',
+            expires_in: 3600,
+          },
+        },
+        400: {
+          description:
+            '`invalid_request`: `grant_type` or `client_id` missing, null or empty (published description `[client_id cannot be null, grant_type cannot be null]` naming only those), or `client_id` not an MSISDN; `unsupported_grant_type`: another grant',
+          example: {
+            error: 'invalid_request',
+            error_description: '[client_id cannot be null, grant_type cannot be null]',
+          },
+        },
+      },
+    },
     style: 'oauth',
     tenantHeader: 'optional',
     noStore: true,
@@ -32,6 +84,25 @@ const introspectToken = defineRoute<{
 }>({
   method: 'POST',
   path: '/token/introspect',
+  doc: {
+    operationId: 'introspectToken',
+    tag: 'tokens',
+    summary: 'Introspect a token',
+    description:
+      'Needs the `TOKEN_INTROSPECT` grant. An unknown, expired, revoked or other tenant\'s token is `{"active":false}` and nothing else (CONTRACT §3).',
+    request: {
+      schema: object({ token: text('a token issued by POST /token') }),
+      example: { token: 'Jq3V0y0dUQ2l1bXpRk0ZlVh4W1hZ3lqXz8n0bGkQm4' },
+    },
+    responses: {
+      200: {
+        description: "the token's state",
+        schema: INTROSPECTION,
+        example: { active: true, client_id: '353871234567', expiry: 1767225600 },
+      },
+      400: { description: '`invalid_request`: token missing, null or empty (`[token cannot be null]`)' },
+    },
+  },
   style: 'oauth',
   tenantHeader: 'optional',
   noStore: true,

@@ -1,6 +1,7 @@
 import { Permission } from '../auth/permissions';
 import { invalidField } from '../errors';
-import { RestInput, RestRoute, defineRoute, optionalQueryString } from './route';
+import { RestInput, RestRoute, RouteDoc, defineRoute, optionalQueryString } from './route';
+import * as S from './sqs.schemas';
 
 /**
  * Quota-sharing rows (CONTRACT §5, spec 4.4, 4.5, 4.8). Every row needs the `tenant` header and
@@ -41,6 +42,15 @@ const RECURRING_SELECTION =
 
 const sqs = { style: 'sqs' as const, tenantHeader: 'required' as const };
 
+/** A quota-sharing row's doc: the CONTRACT section and its grant named in the description. */
+const sqsDoc = (grant: string, doc: Omit<RouteDoc, 'tag'>): RouteDoc => ({
+  tag: 'quota sharing',
+  ...doc,
+  description: `${doc.description ?? ''} Needs the \`${grant}\` grant (CONTRACT §5).`.trim(),
+});
+const ID_PARAM = { id: 'group id' };
+const VALIDATION = { description: 'a field fails validation (each listed)' };
+
 const notFound = (message: string, errorCode: number) => ({ status: 404, body: { message, errorCode } });
 
 /** Group self link. */
@@ -75,6 +85,39 @@ const donate = defineRoute<{ shareQuota: DonationData }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/donations',
+  doc: sqsDoc('SQS_DONATION_PERMISSION', {
+    operationId: 'shareQuota',
+    summary: 'Donate quota to recipients, or to the members of a group',
+    description:
+      "The body is told apart by its fields: `recipients` (explicit form, the response lists every recipient) or `groupId` (the group owner donates each member's quota; the response lists only the recipients that succeeded). The donor's `remaining` never goes below zero.",
+    request: { schema: S.DONATION_REQUEST, example: S.DONATION_EXAMPLE },
+    responses: {
+      200: {
+        description: 'every recipient received its quota',
+        schema: S.DONATION_RESULT,
+        example: {
+          id: 'ZG9uYXRpb24taWQtZXhh',
+          errorCode: 0,
+          recipients: [{ recipientId: '353879876543', errorCode: 0 }],
+        },
+      },
+      207: {
+        description: 'at least one recipient failed (its errorCode says why)',
+        schema: S.DONATION_RESULT,
+        example: {
+          id: 'ZG9uYXRpb24taWQtZXhh',
+          errorCode: 15,
+          recipients: [{ recipientId: '353879876543', errorCode: 15 }],
+        },
+      },
+      404: { description: "donor (7), plan or plan not the donor's (8), or group (5) not found" },
+      412: VALIDATION,
+      422: {
+        description:
+          'plan not shareable (16), too many recipients in the period (13), the single recipient holds MAX_PLANS_PER_SUBSCRIBER plans (1)',
+      },
+    },
+  }),
   permissionHeader: Permission.SQS_DONATION_PERMISSION,
   idempotent: true,
   document: `mutation ShareQuota($request: JSONObject!, $idempotencyKey: String) {
@@ -98,6 +141,17 @@ const createGroup = defineRoute<{ createGroup: GroupData }>({
   method: 'POST',
   path: '/sqs/api/groups',
   idempotent: true,
+  doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
+    operationId: 'createGroup',
+    summary: 'Create a group',
+    request: { schema: S.GROUP_REQUEST, example: { ownerId: '353871234567', name: 'family' } },
+    responses: {
+      201: { description: 'created', schema: S.GROUP, example: S.GROUP_EXAMPLE },
+      409: { description: 'the owner has a group of that name (2)' },
+      412: VALIDATION,
+      422: { description: 'the owner is not an active subscriber (14)' },
+    },
+  }),
   document: `mutation CreateGroup($request: JSONObject!, $idempotencyKey: String) {
     createGroup(request: $request, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
   }`,
@@ -112,6 +166,23 @@ const getGroup = defineRoute<{
   ...sqs,
   method: 'GET',
   path: '/sqs/api/groups/:id',
+  doc: sqsDoc('SQS_GROUP_READ_PERMISSION', {
+    operationId: 'getGroup',
+    summary: 'A group with its members',
+    params: ID_PARAM,
+    responses: {
+      200: {
+        description: 'the group',
+        schema: S.GROUP_WITH_MEMBERS,
+        example: {
+          ...S.GROUP_EXAMPLE,
+          quotaType: 'share',
+          members: [{ memberId: '353879876543', quota: 2500000 }],
+        },
+      },
+      404: { description: 'group not found (5)' },
+    },
+  }),
   document: `query Group($id: String!) { group(id: $id) { ${GROUP_SELECTION} members { memberId quota } } }`,
   variables: ({ params }) => ({ id: params.id }),
   result: ({ group: g }, { params }) =>
@@ -137,6 +208,19 @@ const listGroups = defineRoute<{
   ...sqs,
   method: 'GET',
   path: '/sqs/api/groups',
+  doc: sqsDoc('SQS_GROUP_READ_PERMISSION', {
+    operationId: 'listGroups',
+    summary: 'The groups an owner owns or a member belongs to (HAL page)',
+    query: {
+      ownerId: { description: 'groups this MSISDN owns', schema: { type: 'string' } },
+      memberId: { description: 'groups this MSISDN belongs to', schema: { type: 'string' } },
+      page: { description: 'page number from 0, 100 groups a page', schema: { type: 'integer', minimum: 0 } },
+    },
+    responses: {
+      200: { description: 'one page', schema: S.GROUP_PAGE },
+      412: { description: '`page` is not an integer from 0' },
+    },
+  }),
   document: `query Groups($ownerId: String, $memberId: String, $page: Int!) {
     groups(ownerId: $ownerId, memberId: $memberId, page: $page) { nodes { ${GROUP_SELECTION} } page size totalElements }
   }`,
@@ -181,6 +265,12 @@ const deleteGroup = defineRoute<{ deleteGroup: boolean }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/groups/:id',
+  doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
+    operationId: 'deleteGroup',
+    summary: 'Delete a group (its recurring donation is cancelled; shared quota stays)',
+    params: ID_PARAM,
+    responses: { 204: { description: 'deleted' }, 404: { description: 'group not found (5)' } },
+  }),
   document: 'mutation DeleteGroup($id: String!) { deleteGroup(id: $id) }',
   variables: ({ params }) => ({ id: params.id }),
   result: () => ({ status: 204, body: null }),
@@ -191,6 +281,26 @@ const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: numbe
   ...sqs,
   method: 'POST',
   path: '/sqs/api/groups/:id/members',
+  doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
+    operationId: 'addGroupMember',
+    summary: 'Add a member with its quota',
+    params: ID_PARAM,
+    request: { schema: S.MEMBER_REQUEST, example: { memberId: '353879876543', quota: 2500000 } },
+    responses: {
+      201: {
+        description: 'added',
+        schema: S.MEMBER,
+        example: { groupId: S.GROUP_EXAMPLE.id, memberId: '353879876543', quota: 2500000 },
+      },
+      404: { description: 'group not found (5)' },
+      409: { description: 'already a member (1)' },
+      412: VALIDATION,
+      422: {
+        description:
+          'the owner as member (3), share quotas over 10000000 (4), more than MAX_GROUP_SIZE members (6), not a subscriber (12), not active (14)',
+      },
+    },
+  }),
   idempotent: true,
   document: `mutation AddGroupMember($groupId: String!, $request: JSONObject!, $idempotencyKey: String) {
     addGroupMember(groupId: $groupId, request: $request, idempotencyKey: $idempotencyKey) { memberId quota }
@@ -207,6 +317,15 @@ const removeMember = defineRoute<{ removeGroupMember: boolean }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/groups/:id/members/:memberId',
+  doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
+    operationId: 'removeGroupMember',
+    summary: 'Remove a member',
+    params: { ...ID_PARAM, memberId: 'member MSISDN' },
+    responses: {
+      204: { description: 'removed' },
+      404: { description: 'group not found (5), not a member (14)' },
+    },
+  }),
   document:
     'mutation RemoveGroupMember($groupId: String!, $memberId: String!) { removeGroupMember(groupId: $groupId, memberId: $memberId) }',
   variables: ({ params }) => ({ groupId: params.id, memberId: params.memberId }),
@@ -218,6 +337,21 @@ const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>(
   ...sqs,
   method: 'POST',
   path: '/sqs/api/recurringDonations',
+  doc: sqsDoc('SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION', {
+    operationId: 'createRecurringDonation',
+    summary: "Create a plan's recurring donation, executed at each renewal",
+    request: {
+      schema: S.RECURRING_REQUEST,
+      example: { ...S.DONATION_EXAMPLE },
+    },
+    responses: {
+      201: { description: 'created', schema: S.RECURRING_DONATION, example: S.RECURRING_EXAMPLE },
+      404: { description: 'donor (7), plan (8) or group (5) not found' },
+      409: { description: 'the plan has a recurring donation (11)' },
+      412: VALIDATION,
+      422: { description: 'plan not recurring (9), too many recipients (13), not shareable (16)' },
+    },
+  }),
   idempotent: true,
   document: `mutation CreateRecurringDonation($request: JSONObject!, $idempotencyKey: String) {
     createRecurringDonation(request: $request, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
@@ -231,6 +365,19 @@ const getRecurring = defineRoute<{ recurringDonation: RecurringData | null }>({
   ...sqs,
   method: 'GET',
   path: '/sqs/api/recurringDonations/:id',
+  doc: sqsDoc('SQS_RECURRING_DONATION_READ_PERMISSION', {
+    operationId: 'getRecurringDonation',
+    summary: 'A recurring donation',
+    params: { id: 'recurring donation id' },
+    responses: {
+      200: {
+        description: 'the recurring donation',
+        schema: S.RECURRING_DONATION,
+        example: S.RECURRING_EXAMPLE,
+      },
+      404: { description: 'not found (1)' },
+    },
+  }),
   document: `query RecurringDonation($id: String!) { recurringDonation(id: $id) { ${RECURRING_SELECTION} } }`,
   variables: ({ params }) => ({ id: params.id }),
   result: ({ recurringDonation: r }, { params }) =>
@@ -242,6 +389,12 @@ const deleteRecurring = defineRoute<{ deleteRecurringDonation: boolean }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/recurringDonations/:id',
+  doc: sqsDoc('SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION', {
+    operationId: 'deleteRecurringDonation',
+    summary: 'Cancel a recurring donation',
+    params: { id: 'recurring donation id' },
+    responses: { 204: { description: 'cancelled' }, 404: { description: 'not found (1)' } },
+  }),
   document: 'mutation DeleteRecurringDonation($id: String!) { deleteRecurringDonation(id: $id) }',
   variables: ({ params }) => ({ id: params.id }),
   result: () => ({ status: 204, body: null }),

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger';
 import { FakeClock } from './clock';
 import { TestDb, createTestDb, reopenTestDb } from './db';
 import { baseDataset, basic } from './fixtures';
+import { checkResponse, prepareConformance } from './openapi-conformance';
 
 /** A response as tests read it. */
 export interface TestResponse {
@@ -74,6 +75,7 @@ export async function startTestApp(
     database?: (url: string) => string;
   } = {},
 ): Promise<TestApp> {
+  prepareConformance();
   const first = opts.sameDatabaseAs;
   const tdb = first ? reopenTestDb(first.tdb) : await createTestDb();
   const clock = first?.clock ?? new FakeClock();
@@ -105,6 +107,8 @@ export async function startTestApp(
     }
     const res = await fetch(url + path, { method, headers, body });
     const text = await res.text();
+    // Every response of a documented REST path must match schema/openapi.json (CONTRACT §8).
+    checkResponse(method, path, res.status, res.headers.get('content-type'), text, parseXml);
     return {
       status: res.status,
       headers: res.headers,

@@ -68,6 +68,7 @@ describe('REST rows and Idempotency-Key', () => {
     const row = defineRoute<never>({
       method: 'POST',
       path: '/sqs/api/groups',
+      doc: { operationId: 'test', tag: 'test', summary: 'test', responses: {} },
       style: 'sqs',
       tenantHeader: 'required',
       idempotent: true,

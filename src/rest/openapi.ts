@@ -1,0 +1,392 @@
+import type { Middleware } from 'koa';
+import { VERSION } from '../version';
+import { OAUTH2_AUTH_METHODS, OAUTH2_PATHS, authorizationServerMetadata } from './oauth2';
+import { ErrorStyle, ResponseDoc, RestRoute } from './route';
+import { ROUTES } from './routes';
+import {
+  JsonSchema,
+  OAUTH2_ERROR,
+  OAUTH_ERROR,
+  PLAIN_ERROR,
+  SQS_ERROR,
+  SQS_VALIDATION_ERRORS,
+  integer,
+  nameOf,
+  object,
+  permissionsHeaderSchema,
+  text,
+} from './schemas';
+import { toXml } from './xml';
+
+/** An OpenAPI 3.1 document as JSON (what `GET /openapi.json` and `schema/openapi.json` hold). */
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+};
+
+/** One operation of the document (the parts tests and the generator read). */
+export interface OpenApiOperation {
+  operationId: string;
+  responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+  [key: string]: unknown;
+}
+
+/** Where the document is served (public, like /healthz; CONTRACT §2). */
+export const OPENAPI_PATH = '/openapi.json';
+
+const JSON_TYPE = 'application/json';
+const XML_TYPE = 'application/xml';
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+const ALL_SECURITY = [{ basic: [] }, { authorisation: [] }];
+
+const TAGS = [
+  { name: 'tokens', description: 'Captive-portal tokens, legacy paths (CONTRACT §3).' },
+  { name: 'charging', description: 'Rating and refund (CONTRACT §4): HTTP 200 for every business outcome.' },
+  { name: 'quota sharing', description: 'Donations, groups, members, recurring donations (CONTRACT §5).' },
+  { name: 'locations', description: 'PCRF locations (CONTRACT §6), HAL links.' },
+  { name: 'OAuth 2.0', description: 'RFC 6749 client credentials, RFC 7662, RFC 7009, RFC 8414; JSON only.' },
+  { name: 'system', description: 'Probes, metrics and this document: public, never shed.' },
+];
+
+const INFO_DESCRIPTION = `Legacy REST paths of the Subscriber Gateway, generated from its route table
+(src/rest/routes.ts). Every path runs a GraphQL operation of the same schema as \`/graphql\`
+(see schema/schema.graphql).
+
+- **Credentials**: HTTP Basic in \`authorization\` or the published spelling \`authorisation\`
+  (same value). Missing or bad: 401 with \`www-authenticate: Basic realm="subscriber-gateway"\`.
+- **Tenant**: the \`tenant\` header, where sent, must name the client's tenant (else 403); rating
+  and quota-sharing paths require it (missing: 400).
+- **Response format**: JSON when \`application/json\` is the client's best acceptable type in
+  \`accept\` (case-insensitive, q-values honoured); otherwise XML (\`application/xml; charset=utf-8\`):
+  root \`<response>\`, one child element per key in order, one repeated element per array item,
+  an empty element for null. Error bodies follow the same rule. The \`/oauth2/*\` paths answer JSON only.
+- **Request bodies**: JSON (a missing content-type is read as JSON), at most 1 MiB (413); other
+  content types 415. Unknown fields are ignored.
+- Every response carries \`x-request-id\`. Money is a decimal string (at most 6 fractional digits).`;
+
+const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
+  XRequestId: { description: 'echoes a valid incoming x-request-id, else a generated one', schema: text('') },
+  RetryAfter: { description: 'seconds to wait before retrying', schema: integer('') },
+  WwwAuthenticate: { description: '`Basic realm="subscriber-gateway"`', schema: text('') },
+  CacheControl: { description: '`no-store` (token responses)', schema: text('') },
+  Pragma: { description: '`no-cache` (token responses)', schema: text('') },
+};
+
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The error body a row of `style` answers with `status` (src/rest/failure.ts and oauth2.ts). */
+function errorSchema(style: ErrorStyle, status: number): JsonSchema {
+  // The overload guard and the error guard (src/app.ts) answer every path with the plain body.
+  const orPlain = (s: JsonSchema): JsonSchema =>
+    status === 500 || status === 503 ? { anyOf: [s, PLAIN_ERROR] } : s;
+  if (style === 'oauth2') return orPlain(OAUTH2_ERROR);
+  if (style === 'oauth') return status === 403 ? PLAIN_ERROR : orPlain(OAUTH_ERROR);
+  if (style === 'sqs') {
+    if (status === 412) return SQS_VALIDATION_ERRORS;
+    if (status === 404 || status === 409 || status === 422) return SQS_ERROR;
+  }
+  return PLAIN_ERROR;
+}
+
+/** The statuses a row's transport rules give (src/rest/router.ts, body.ts, app.ts), with why. */
+function transportResponses(route: RestRoute<never>): Record<number, string> {
+  const body = route.method === 'POST' || route.method === 'PUT';
+  const oauth2 = route.style === 'oauth2';
+  const r: Record<number, string[]> = {};
+  const add = (status: number, why: string) => (r[status] ??= []).push(why);
+  if (body) add(400, 'the body is not valid JSON or not a JSON object, or a field has the wrong JSON type');
+  if (route.tenantHeader === 'required') add(400, 'the `tenant` header is missing');
+  if (route.doc.query) add(400, 'a query parameter is repeated or malformed');
+  add(401, 'missing or bad credentials (a disabled client too)');
+  const forbidden = oauth2 ? 400 : 403;
+  const prefix = oauth2 ? '`unauthorized_client`: ' : '';
+  add(forbidden, `${prefix}the client lacks the permission this path needs`);
+  add(forbidden, `${prefix}the \`tenant\` header names another tenant`);
+  if (route.permissionHeader)
+    add(forbidden, `${prefix}the \`permissions\` header does not name ${route.permissionHeader}`);
+  if (route.idempotent) {
+    add(412, '`Idempotency-Key` is not 1-255 visible ASCII characters');
+    add(409, 'a request with this `Idempotency-Key` is still in flight');
+    add(422, 'this `Idempotency-Key` was used with another body within 24 h (errorCode 1)');
+  }
+  if (body) {
+    add(413, 'the body exceeds 1 MiB');
+    add(415, 'the content-type is not JSON' + (oauth2 ? ' nor form-urlencoded' : ''));
+  }
+  add(431, 'the request headers exceed 16 KiB (Node.js answers, before the gateway: no body, no headers)');
+  add(500, 'internal error (a defect; the body carries no detail)');
+  add(
+    503,
+    route.unavailable
+      ? 'overloaded (`MAX_INFLIGHT` requests in flight); a database failure is a return code instead'
+      : 'overloaded, the database is unavailable, or the request deadline passed',
+  );
+  return Object.fromEntries(Object.entries(r).map(([s, why]) => [s, why.join('; ')]));
+}
+
+/**
+ * Builds the OpenAPI 3.1 document from the route table (CONTRACT §8): one operation per row with
+ * its path, method, headers (`tenant`, `permissions`, `Idempotency-Key`, `accept`, credentials as
+ * security schemes), request body, every status with its JSON and XML body schema and examples;
+ * plus the system paths and the RFC 8414 metadata document. Schemas registered with `named` are
+ * listed once under `components.schemas`.
+ * @throws Error naming the row when a row has no `doc`, leaves a path parameter or a request body
+ *   undocumented, or reuses an operationId.
+ */
+export function buildOpenApi(routes: ReadonlyArray<RestRoute<never>> = ROUTES): OpenApiDocument {
+  const schemas: Record<string, unknown> = {};
+  const hoist = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(hoist);
+    if (value === null || typeof value !== 'object') return value;
+    const name = nameOf(value);
+    const walked = () => Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hoist(v)]));
+    if (name === undefined) return walked();
+    if (!(name in schemas)) {
+      schemas[name] = null;
+      schemas[name] = walked();
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  };
+
+  const content = (schema: JsonSchema, example: unknown, xml: boolean) => {
+    const s = hoist(schema) as JsonSchema;
+    const out: Record<string, unknown> = {
+      [JSON_TYPE]: { schema: s, ...(example !== undefined ? { example } : {}) },
+    };
+    if (xml)
+      out[XML_TYPE] = {
+        schema: { ...s, xml: { name: 'response' } },
+        ...(example !== undefined ? { example: toXml(example as Record<string, unknown>) } : {}),
+      };
+    return out;
+  };
+
+  const response = (route: RestRoute<never>, status: number, doc: ResponseDoc): Record<string, unknown> => {
+    if (status === 431) return { description: doc.description };
+    const headers: Record<string, unknown> = { 'x-request-id': headerRef('XRequestId') };
+    if (route.noStore) {
+      headers['cache-control'] = headerRef('CacheControl');
+      headers.pragma = headerRef('Pragma');
+    }
+    if (status === 401) headers['www-authenticate'] = headerRef('WwwAuthenticate');
+    if (status === 503) headers['retry-after'] = headerRef('RetryAfter');
+    if (status === 204) return { description: doc.description, headers };
+    const schema = doc.schema ?? (status >= 400 ? errorSchema(route.style, status) : undefined);
+    if (!schema) throw new Error(`REST row ${route.method} ${route.path}: status ${status} needs a schema`);
+    const xml = route.style !== 'oauth2' || status === 500 || status === 503;
+    return { description: doc.description, headers, content: content(schema, doc.example, xml) };
+  };
+
+  const operation = (route: RestRoute<never>) => {
+    const doc = route.doc as RestRoute<never>['doc'] | undefined;
+    const where = `REST row ${route.method} ${route.path}`;
+    if (!doc) throw new Error(`${where} has no doc (add summary, request and responses to the row)`);
+    const parameters: unknown[] = [];
+    for (const [, name] of route.path.matchAll(/:(\w+)/g)) {
+      const description = doc.params?.[name];
+      if (!description) throw new Error(`${where}: path parameter ${name} is not described`);
+      parameters.push({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+    }
+    for (const [name, q] of Object.entries(doc.query ?? {}))
+      parameters.push({
+        name,
+        in: 'query',
+        required: false,
+        description: q.description,
+        schema: hoist(q.schema),
+      });
+    parameters.push({
+      name: 'tenant',
+      in: 'header',
+      required: route.tenantHeader === 'required',
+      description: "the client's tenant; another tenant is 403",
+      schema: text('tenant name', { examples: ['acme'] }),
+    });
+    if (route.permissionHeader)
+      parameters.push({
+        name: 'permissions',
+        in: 'header',
+        required: true,
+        description: `must name ${route.permissionHeader}, which the client must also hold`,
+        schema: permissionsHeaderSchema(route.permissionHeader),
+      });
+    if (route.idempotent)
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'IETF httpapi draft: the same key and body within 24 h replays the first status and body (per tenant)',
+        schema: text('1-255 visible ASCII characters, bare or as a structured-field string'),
+      });
+    if (route.style !== 'oauth2')
+      parameters.push({
+        name: 'accept',
+        in: 'header',
+        required: false,
+        description: 'JSON when application/json is the best acceptable type, otherwise XML',
+        schema: text('', { examples: [JSON_TYPE] }),
+      });
+
+    const hasBody = route.method === 'POST' || route.method === 'PUT';
+    if (hasBody && !doc.request) throw new Error(`${where}: the request body is not described`);
+    const requestBody = doc.request && {
+      required: false,
+      content: {
+        [JSON_TYPE]: { schema: hoist(doc.request.schema), example: doc.request.example },
+        ...(route.style === 'oauth2' ? { [FORM_TYPE]: { schema: hoist(doc.request.schema) } } : {}),
+      },
+    };
+
+    const statuses: Record<number, ResponseDoc> = {};
+    for (const [status, why] of Object.entries(transportResponses(route)))
+      statuses[Number(status)] = { description: why };
+    for (const [status, own] of Object.entries(doc.responses)) {
+      const transport = statuses[Number(status)]?.description;
+      statuses[Number(status)] = transport
+        ? { ...own, description: `${own.description}; ${transport}` }
+        : own;
+    }
+    const responses = Object.fromEntries(
+      Object.entries(statuses)
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([status, d]) => [status, response(route, Number(status), d)]),
+    );
+    const security =
+      route.style === 'oauth2'
+        ? [...ALL_SECURITY, {}] // client_secret_post: credentials in the body instead
+        : ALL_SECURITY;
+    return {
+      operationId: doc.operationId,
+      tags: [doc.tag],
+      summary: doc.summary,
+      ...(doc.description ? { description: doc.description } : {}),
+      security,
+      parameters,
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+  };
+
+  const paths: OpenApiDocument['paths'] = {};
+  const ids = new Set<string>();
+  for (const route of routes) {
+    const op = operation(route) as OpenApiOperation;
+    if (ids.has(op.operationId)) throw new Error(`operationId ${op.operationId} is used twice`);
+    ids.add(op.operationId);
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    (paths[path] ??= {})[route.method.toLowerCase()] = op;
+  }
+  Object.assign(paths, systemPaths(content));
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Subscriber Gateway REST API', version: VERSION, description: INFO_DESCRIPTION },
+    tags: TAGS,
+    paths,
+    components: {
+      schemas,
+      headers: Object.fromEntries(
+        Object.entries(HEADERS).map(([k, h]) => [k, { description: h.description, schema: h.schema }]),
+      ),
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'API client username and password' },
+        authorisation: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'authorisation',
+          description: 'the published spelling of the header: `Basic base64(username:password)`',
+        },
+      },
+    },
+  };
+}
+
+/** The public paths registered beside the route table (src/app.ts): probes, metrics, documents. */
+function systemPaths(
+  content: (schema: JsonSchema, example: unknown, xml: boolean) => unknown,
+): OpenApiDocument['paths'] {
+  const requestId = { 'x-request-id': headerRef('XRequestId') };
+  const get = (operationId: string, summary: string, responses: Record<number, unknown>) => ({
+    get: { operationId, tags: ['system'], summary, security: [], responses } as unknown as OpenApiOperation,
+  });
+  const status = (value: string) => object({ status: { type: 'string', const: value } });
+  const example = authorizationServerMetadata('https://gateway.example.com');
+  const methods = { type: 'array', items: { enum: [...OAUTH2_AUTH_METHODS] } };
+  return {
+    '/healthz': get('health', 'Liveness: the process is up; reports the package version', {
+      200: {
+        description: 'up',
+        headers: requestId,
+        content: content(
+          object({ status: { type: 'string', const: 'ok' }, version: text('semantic version') }),
+          { status: 'ok', version: VERSION },
+          true,
+        ),
+      },
+    }),
+    '/readyz': get('ready', 'Readiness: the database answered within 900 ms', {
+      200: { description: 'ready', headers: requestId, content: content(status('ready'), undefined, true) },
+      503: {
+        description: 'the database did not answer',
+        headers: requestId,
+        content: content(status('unavailable'), undefined, true),
+      },
+    }),
+    '/metrics': get('metrics', 'Prometheus metrics (text exposition format)', {
+      200: {
+        description: 'metrics',
+        headers: requestId,
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+    }),
+    [OPENAPI_PATH]: get('openApi', 'This document (OpenAPI 3.1), also committed as schema/openapi.json', {
+      200: {
+        description: 'the document',
+        headers: requestId,
+        content: content({ type: 'object' }, undefined, false),
+      },
+    }),
+    [OAUTH2_PATHS.metadata]: get(
+      'oauthAuthorizationServerMetadata',
+      'RFC 8414 authorization server metadata',
+      {
+        200: {
+          description: 'the metadata; URLs are PUBLIC_BASE_URL or the request origin',
+          headers: requestId,
+          content: content(
+            object({
+              issuer: text('base URL'),
+              token_endpoint: text(OAUTH2_PATHS.token),
+              introspection_endpoint: text(OAUTH2_PATHS.introspection),
+              revocation_endpoint: text(OAUTH2_PATHS.revocation),
+              grant_types_supported: { type: 'array', items: { const: 'client_credentials' } },
+              response_types_supported: { type: 'array', maxItems: 0 },
+              token_endpoint_auth_methods_supported: methods,
+              introspection_endpoint_auth_methods_supported: methods,
+              revocation_endpoint_auth_methods_supported: methods,
+            }),
+            example,
+            false,
+          ),
+        },
+      },
+    ),
+  };
+}
+
+let built: string | undefined;
+
+/** The document as committed in schema/openapi.json: 2-space JSON and a final newline. */
+export function printOpenApi(): string {
+  built ??= JSON.stringify(buildOpenApi(), null, 2) + '\n';
+  return built;
+}
+
+/** `GET /openapi.json`: the document, JSON whatever `accept` says (public; CONTRACT §2). */
+export function openApiHandler(): Middleware {
+  const body = printOpenApi();
+  return (ctx) => {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = body;
+  };
+}
