@@ -45,6 +45,8 @@ export interface GatewayApp {
   koa: Koa;
   services: Services;
   metrics: Registry;
+  /** The credentials check of every path (its `verifications` count scrypt runs). */
+  authenticator: Authenticator;
   /** Requests being served right now (probes included). */
   inflight(): number;
   /**
@@ -79,11 +81,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const services = createServices(db, config, clock, logger);
-  const authenticator = new Authenticator(db);
+  const authenticator = new Authenticator(db, config.loginThrottle, clock);
   const schema = await gatewaySchema();
 
   const makeContext = async (ctx: Context): Promise<GatewayContext> => {
-    ctx.state.auth ??= await authenticator.authenticate(ctx.headers);
+    ctx.state.auth ??= await authenticator.authenticate(ctx.headers, ctx.ip);
     const auth = ctx.state.auth as GatewayContext['auth'];
     const tenant = ctx.get('tenant');
     return {
@@ -310,7 +312,9 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext, logger, (h) => authenticator.authenticate(h));
+  const rest = restRouter(ROUTES, schema, makeContext, logger, (h, address) =>
+    authenticator.authenticate(h, address),
+  );
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
@@ -318,6 +322,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     koa,
     services,
     metrics,
+    authenticator,
     inflight: () => inflight,
     drain: (timeoutMs) => {
       draining = true;

@@ -9,6 +9,7 @@ import {
   ForbiddenError,
   RETRY_AFTER_SECONDS,
   ServiceUnavailableError,
+  TooManyRequestsError,
   UnauthenticatedError,
   invalidField,
 } from '../errors';
@@ -98,7 +99,7 @@ export function restRouter(
   schema: GraphQLSchema,
   makeContext: (ctx: Context) => Promise<GatewayContext>,
   logger: Logger,
-  authenticate?: (headers: Record<string, string>) => Promise<AuthResult>,
+  authenticate?: (headers: Record<string, string>, address?: string) => Promise<AuthResult>,
 ): Router {
   const router = new Router();
   for (const { route, document } of compileRoutes(routes, schema)) {
@@ -113,7 +114,7 @@ export function restRouter(
         try {
           const body = await readFormOrJsonObject(ctx);
           if (!authenticate) throw new Error('oauth2 rows need an authenticate function');
-          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, authenticate);
+          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, (h) => authenticate(h, ctx.ip));
           early = { body };
         } catch (err) {
           ctx.state.auth ??= { status: 'missing' };
@@ -150,6 +151,8 @@ export function restRouter(
         const failure = toFailure(err, gctx?.logger ?? logger);
         if (failure.domain instanceof ServiceUnavailableError && !route.unavailable)
           ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+        if (failure.domain instanceof TooManyRequestsError)
+          ctx.set('retry-after', String(failure.domain.retryAfterSeconds));
         if (oauth2) {
           const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
           if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
