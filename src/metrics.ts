@@ -70,7 +70,7 @@ export function createMetrics(db: Knex): GatewayMetrics {
     },
   });
 
-  return {
+  const metrics: GatewayMetrics = {
     registry,
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
@@ -123,6 +123,9 @@ export function createMetrics(db: Knex): GatewayMetrics {
       registers,
     }),
   };
+  // Both outcomes exist from the start, so rate() and ratios work before the first of each.
+  for (const active of ['true', 'false']) metrics.introspections.inc({ active }, 0);
+  return metrics;
 }
 
 /**
