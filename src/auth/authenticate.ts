@@ -5,7 +5,7 @@ import { databaseFailureOf } from '../db/knex';
 import { ServiceUnavailableError, isDeadlineStop } from '../errors';
 import { Clock } from '../lib/clock';
 import { parseBasic } from './basic';
-import { ApiClient, findClientByUsername } from './client.store';
+import { ApiClient, findClientWithLoginFailures } from './client.store';
 import { LoginThrottle, LoginThrottleLimits } from './login-throttle';
 import { hashPassword, verifyPassword } from './password';
 
@@ -62,11 +62,15 @@ export class Authenticator {
   }
 
   private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
-    const client = await findClientByUsername(this.db, username);
+    const { client, failures } = await findClientWithLoginFailures(
+      this.db,
+      username,
+      this.throttle.failureKeys(username, address),
+    );
     const stored = client?.passwordHash ?? (await this.dummy());
     const key = createHash('sha256').update(`${username}\0${password}\0${stored}`).digest('base64');
     const remembered = client !== undefined && this.verified.has(key);
-    if (remembered) await this.throttle.assertOpen(username, address);
+    if (remembered) this.throttle.assertOpen(username, address, failures);
     const ok = remembered || (await this.verifyOnce(key, username, password, stored, address));
     if (!ok || !client || !client.enabled) return { status: 'invalid' };
     this.verified.set(key, true);

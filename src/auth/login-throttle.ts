@@ -75,20 +75,22 @@ export class LoginThrottle {
     return this.limits.windowSeconds * 1000;
   }
 
+  /** The counter keys of a login whose limit is on: the username's and the address's. */
+  failureKeys(username: string, address: string | undefined): string[] {
+    const keys = this.keys(username, address);
+    return [keys.user, keys.address].filter((k): k is string => k !== undefined);
+  }
+
   /**
-   * Refuses when a counter of `username` or `address` is past its maximum (`slack` 0) or at it
+   * Refuses when a counter in `counts` (of `keys`) is past its maximum (`slack` 0) or at it
    * (`slack` 1, a read before counting) in its current window.
    * @throws TooManyRequestsError with the seconds until the longest such window ends.
    */
-  private async check(keys: Keys, slack: 0 | 1): Promise<void> {
-    const wanted = [keys.user, keys.address].filter((k): k is string => k !== undefined);
-    if (!wanted.length) return;
+  private check(keys: Keys, counts: LoginFailureCount[], slack: 0 | 1): void {
     const now = this.clock.nowMs();
     const maxOf = (c: LoginFailureCount) =>
       c.key === keys.user ? this.limits.maxFailuresPerUsername : this.limits.maxFailuresPerAddress;
-    const over = (await readLoginFailures(this.db, wanted)).filter(
-      (c) => c.windowStart + this.windowMs > now && c.failures + slack > maxOf(c),
-    );
+    const over = counts.filter((c) => c.windowStart + this.windowMs > now && c.failures + slack > maxOf(c));
     if (!over.length) return;
     const endsMs = Math.max(...over.map((c) => c.windowStart + this.windowMs));
     throw new TooManyRequestsError(Math.max(1, Math.ceil((endsMs - now) / 1000)));
@@ -96,11 +98,12 @@ export class LoginThrottle {
 
   /**
    * For credentials already known to be right (no scrypt will run): refuses while the username
-   * or address is throttled, counts nothing.
+   * or address is throttled, counts nothing. `counts` are the current counters of
+   * {@link failureKeys} (read with the client row).
    * @throws TooManyRequestsError
    */
-  async assertOpen(username: string, address: string | undefined): Promise<void> {
-    await this.check(this.keys(username, address), 1);
+  assertOpen(username: string, address: string | undefined, counts: LoginFailureCount[]): void {
+    this.check(this.keys(username, address), counts, 1);
   }
 
   /**
@@ -111,9 +114,10 @@ export class LoginThrottle {
   async attempt(username: string, address: string | undefined): Promise<void> {
     const keys = this.keys(username, address);
     const now = this.clock.nowMs();
-    for (const key of [keys.user, keys.address])
-      if (key) await addLoginAttempt(this.db, key, now, now - this.windowMs);
-    await this.check(keys, 0);
+    const wanted = this.failureKeys(username, address);
+    if (!wanted.length) return;
+    for (const key of wanted) await addLoginAttempt(this.db, key, now, now - this.windowMs);
+    this.check(keys, await readLoginFailures(this.db, wanted), 0);
   }
 
   /** The attempt counted by {@link attempt} was right: takes it back and clears the username's counter. */
