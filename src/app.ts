@@ -6,11 +6,11 @@ import Router from '@koa/router';
 import depthLimit from 'graphql-depth-limit';
 import Koa, { Context } from 'koa';
 import { Knex } from 'knex';
-import { Counter, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
+import { Registry } from 'prom-client';
 import { Authenticator } from './auth/authenticate';
 import { Config } from './config';
 import { databaseFailureOf, ping, transactionRetries } from './db/knex';
-import { RETRY_AFTER_SECONDS, ServiceUnavailableError, domainErrorOf } from './errors';
+import { RETRY_AFTER_SECONDS, ServiceUnavailableError, TooManyRequestsError, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { explorerRouter, landingPagePlugin } from './graphql/explorer';
@@ -20,12 +20,13 @@ import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
 import { runInRequestScope } from './lib/request-scope';
-import { Logger } from './logger';
+import { Logger, RequestLogFields, withRequestLogFields } from './logger';
+import { createMetrics, instrumentServices } from './metrics';
 import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
 import { sendBody } from './rest/respond';
-import { restRouter } from './rest/router';
+import { RestAnswer, restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
 import { Services, createServices } from './services';
 import { VERSION } from './version';
@@ -46,6 +47,8 @@ export interface GatewayApp {
   koa: Koa;
   services: Services;
   metrics: Registry;
+  /** The credentials check of every path (its `verifications` count scrypt runs). */
+  authenticator: Authenticator;
   /** Requests being served right now (probes included). */
   inflight(): number;
   /**
@@ -80,11 +83,22 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const services = createServices(db, config, clock, logger);
-  const authenticator = new Authenticator(db);
+  const metrics = createMetrics(db);
+  metrics.registry.registerMetric(transactionRetries);
+  instrumentServices(services, metrics);
+  const authenticator = new Authenticator(db, config.loginThrottle, clock);
+  const authenticate = async (headers: Context['headers'], address?: string) => {
+    try {
+      return await authenticator.authenticate(headers, address);
+    } catch (err) {
+      if (err instanceof TooManyRequestsError) metrics.loginsThrottled.inc();
+      throw err;
+    }
+  };
   const schema = await gatewaySchema();
 
   const makeContext = async (ctx: Context): Promise<GatewayContext> => {
-    ctx.state.auth ??= await authenticator.authenticate(ctx.headers);
+    ctx.state.auth ??= await authenticate(ctx.headers, ctx.ip);
     const auth = ctx.state.auth as GatewayContext['auth'];
     const tenant = ctx.get('tenant');
     return {
@@ -95,7 +109,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       // Koa 3's ctx.origin is the Origin header; protocol and host honour TRUST_PROXY.
       baseUrl: config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`,
       services,
-      logger: logger.child({ requestId: ctx.state.requestId }),
+      // Lines logged during the request carry its requestId, route and tenant (see withRequestLogFields).
+      logger,
       cache: new Map(),
     };
   };
@@ -139,21 +154,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   });
   await apollo.start();
 
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
-  metrics.registerMetric(transactionRetries);
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [metrics],
-  });
-  const shed = new Counter({
-    name: 'http_requests_shed_total',
-    help: 'Requests refused with 503 because MAX_INFLIGHT requests were in flight',
-    registers: [metrics],
-  });
-
   const koa = new Koa();
   koa.proxy = config.trustProxy;
   koa.silent = true;
@@ -165,13 +165,15 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     await next();
   });
 
+  koa.use(accessLog(logger));
+
   koa.use(async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       const status = (err as { status?: number }).status;
       const expose = typeof status === 'number' && status >= 400 && status < 500;
-      if (!expose) logger.error({ err, requestId: ctx.state.requestId }, 'unhandled error');
+      if (!expose) logger.error({ err }, 'unhandled error');
       sendBody(ctx, expose ? status : 500, {
         errorCode: 1,
         message: expose ? (err as Error).message : 'internal error',
@@ -194,15 +196,22 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   });
 
   koa.use(async (ctx, next) => {
-    const end = duration.startTimer();
+    const end = metrics.httpDuration.startTimer();
     try {
       await next();
     } finally {
       end({
         method: ctx.method,
-        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched',
+        route: matchedRoute(ctx) ?? 'unmatched',
         status: ctx.status,
       });
+      const answer = ctx.state.answer as RestAnswer | undefined;
+      if (answer?.style === 'sqs')
+        metrics.sqsRequests.inc({
+          route: answer.route,
+          status: answer.status,
+          errorCode: answer.errorCode ?? 'none',
+        });
     }
   });
 
@@ -218,8 +227,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   });
   system.get('/metrics', async (ctx) => {
-    ctx.type = metrics.contentType;
-    ctx.body = await metrics.metrics();
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
   });
   system.get(OAUTH2_PATHS.metadata, authorizationServerMetadataHandler(config.publicBaseUrl));
   system.get(OPENAPI_PATH, openApiHandler());
@@ -232,7 +241,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   let admitted = 0;
   koa.use(async (ctx, next) => {
     if (admitted >= config.maxInflight) {
-      shed.inc();
+      metrics.shed.inc();
       ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
       sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
       return;
@@ -265,8 +274,9 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     });
     try {
       if ((await Promise.race([work, late])) === 'late') {
-        work.catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'late failure'));
-        logger.error({ requestId: ctx.state.requestId, path: ctx.path }, 'request outlived its deadline');
+        metrics.deadlineExceeded.inc();
+        work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
+        logger.error({ path: ctx.path }, 'request outlived its deadline');
         // A rating is always HTTP 200 (CONTRACT §4); its outcome is unknown here, so 5000: a retry
         // with the same operationId answers the recorded outcome.
         if (rating) sendBody(ctx, 200, { returnCode: 5000 });
@@ -313,14 +323,15 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext, logger, (h) => authenticator.authenticate(h));
+  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
   return {
     koa,
     services,
-    metrics,
+    metrics: metrics.registry,
+    authenticator,
     inflight: () => inflight,
     drain: (timeoutMs) => {
       draining = true;
@@ -364,5 +375,59 @@ function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
         },
       };
     },
+  };
+}
+
+/** The @koa/router pattern that matched the request (`/sqs/api/groups/:id`), if any. */
+function matchedRoute(ctx: Context): string | undefined {
+  return (ctx as { _matchedRoute?: string })._matchedRoute;
+}
+
+/**
+ * The access log (issue 13 part 2): one `info` line per request once it is answered, with
+ * `requestId`, `route` (the pattern, `unmatched` when no route matched), `client` and `tenant`
+ * (when authenticated), `method`, `status`, `durationMs`, `bytes` (response body), and the
+ * answer's `returnCode` (rating rows) or `errorCode` (quota-sharing rows) when it has one.
+ * Never a header or a body, so no credentials or tokens. Every other line logged while the
+ * request is served carries the same `requestId`, `route`, `client` and `tenant`.
+ */
+function accessLog(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    const client = () => {
+      const auth = ctx.state.auth as GatewayContext['auth'] | undefined;
+      return auth?.status === 'ok' ? auth.client : undefined;
+    };
+    const fields: RequestLogFields = {
+      requestId: ctx.state.requestId as string,
+      get route() {
+        return matchedRoute(ctx);
+      },
+      get client() {
+        return client()?.username;
+      },
+      get tenant() {
+        return client()?.tenantName;
+      },
+    };
+    try {
+      await withRequestLogFields(fields, next);
+    } finally {
+      const answer = ctx.state.answer as RestAnswer | undefined;
+      withRequestLogFields(fields, () =>
+        logger.info(
+          {
+            route: fields.route ?? 'unmatched',
+            method: ctx.method,
+            status: ctx.status,
+            durationMs: Math.round((performance.now() - started) * 10) / 10,
+            bytes: ctx.length,
+            returnCode: answer?.returnCode,
+            errorCode: answer?.errorCode,
+          },
+          'request',
+        ),
+      );
+    }
   };
 }

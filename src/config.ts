@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-throttle';
 import { DbLimits } from './db/knex';
 import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
 
@@ -53,6 +54,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Bounds on every database wait (DB_* variables). */
   db: DbLimits;
+  /** Brute-force throttling of failed logins (AUTH_* variables; issue 13 part 5). */
+  loginThrottle: LoginThrottleLimits;
 }
 
 /**
@@ -124,6 +127,9 @@ const schema = z.object({
   SQLITE_BUSY_TIMEOUT_MS: int(0, 60_000).default(200),
   GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
   GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
+  AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
+  AUTH_MAX_FAILURES_PER_ADDRESS: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress),
+  AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
 });
 
 /**
@@ -174,5 +180,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    loginThrottle: {
+      maxFailuresPerUsername: e.AUTH_MAX_FAILURES,
+      maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
+      windowSeconds: e.AUTH_WINDOW_SECONDS,
+    },
   };
 }

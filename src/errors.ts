@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'UNPROCESSABLE'
   | 'SERVICE_UNAVAILABLE'
+  | 'TOO_MANY_REQUESTS'
   | 'INTERNAL_SERVER_ERROR';
 
 /** One offending input field, as in the 412 body `{"errors":[{"field","description"}]}`. */
@@ -172,6 +173,21 @@ export class ServiceUnavailableError extends DomainError {
         http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) },
       },
     );
+  }
+}
+
+/**
+ * Too many failed logins for the username or the client address within AUTH_WINDOW_SECONDS
+ * (issue 13 part 5): HTTP 429 with `retry-after` (whole seconds until the window ends), on every
+ * path and on GraphQL (`extensions.code` TOO_MANY_REQUESTS, `extensions.retryAfter`). The
+ * credentials were not checked.
+ */
+export class TooManyRequestsError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('too many failed logins, retry later', 'TOO_MANY_REQUESTS', 429, {
+      retryAfter: retryAfterSeconds,
+      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
+    });
   }
 }
 

@@ -16,7 +16,7 @@ import {
 import { createKnex } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
-import { Logger, createLogger } from './logger';
+import { Logger, createLogger, routeConsoleToLogger } from './logger';
 import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
 import { createServices } from './services';
 import { VERSION } from './version';
@@ -169,6 +169,7 @@ export async function main(): Promise<void> {
  */
 export async function runGateway(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
+  routeConsoleToLogger(logger);
   const gateway = await serve(config, logger);
   const onSignal = (signal: NodeJS.Signals) => {
     gateway.shutdown(signal).then(

@@ -3,8 +3,10 @@ import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { databaseFailureOf } from '../db/knex';
 import { ServiceUnavailableError, isDeadlineStop } from '../errors';
+import { Clock } from '../lib/clock';
 import { parseBasic } from './basic';
-import { ApiClient, findClientByUsername } from './client.store';
+import { ApiClient, findClientWithLoginFailures } from './client.store';
+import { LoginThrottle, LoginThrottleLimits } from './login-throttle';
 import { hashPassword, verifyPassword } from './password';
 
 /** The outcome of reading a request's credentials. */
@@ -20,6 +22,9 @@ export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missin
  * request, so disabling a client or changing its permissions takes effect at once. Concurrent
  * checks of the same credentials share one scrypt computation (a burst right after a restart
  * costs one verification per credential, not one per request).
+ *
+ * Failed logins are throttled per username and per client address ({@link LoginThrottle},
+ * AUTH_* variables): past the limit an attempt gets TooManyRequestsError without scrypt.
  */
 export class Authenticator {
   private readonly verified = new LRUCache<string, true>({ max: 10_000, ttl: 10 * 60_000 });
@@ -27,47 +32,95 @@ export class Authenticator {
   private verificationCount = 0;
   private dummyHash: Promise<string> | undefined;
 
-  constructor(private readonly db: Knex) {}
+  private readonly throttle: LoginThrottle;
+
+  /** `limits` default to the configuration defaults; `clock` times the throttle windows. */
+  constructor(
+    private readonly db: Knex,
+    limits?: LoginThrottleLimits,
+    clock?: Clock,
+  ) {
+    this.throttle = new LoginThrottle(db, limits, clock);
+  }
 
   /**
-   * Reads `authorisation` (published spelling) or `authorization`.
-   * @throws ServiceUnavailableError when the client row cannot be read (database down or slow).
+   * Reads `authorisation` (published spelling) or `authorization`. `address` is the client's IP
+   * address (Koa's `ctx.ip`, which honours TRUST_PROXY), the second throttle key.
+   * @throws ServiceUnavailableError when the client row or the throttle counters cannot be read or
+   *   written (database down or slow).
+   * @throws TooManyRequestsError when the username or the address has too many failed logins.
    */
-  async authenticate(headers: Record<string, string | string[] | undefined>): Promise<AuthResult> {
+  async authenticate(
+    headers: Record<string, string | string[] | undefined>,
+    address?: string,
+  ): Promise<AuthResult> {
     const raw = headers['authorization'] ?? headers['authorisation'];
     const creds = parseBasic(Array.isArray(raw) ? raw[0] : raw);
     if (creds === null) return { status: 'missing' };
     if (creds === 'invalid') return { status: 'invalid' };
+    return this.database(() => this.check(creds.username, creds.password, address));
+  }
 
-    let client: ApiClient | undefined;
-    try {
-      client = await findClientByUsername(this.db, creds.username);
-    } catch (err) {
-      const failure = databaseFailureOf(err);
-      if (failure) throw new ServiceUnavailableError(isDeadlineStop(err) ? 'deadline' : failure);
-      throw err;
-    }
+  private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
+    const { client, failures } = await findClientWithLoginFailures(
+      this.db,
+      username,
+      this.throttle.failureKeys(username, address),
+    );
     const stored = client?.passwordHash ?? (await this.dummy());
-    const key = createHash('sha256')
-      .update(`${creds.username}\0${creds.password}\0${stored}`)
-      .digest('base64');
-    const ok =
-      (client !== undefined && this.verified.has(key)) ||
-      (await this.verifyOnce(key, creds.password, stored));
+    const key = createHash('sha256').update(`${username}\0${password}\0${stored}`).digest('base64');
+    const remembered = client !== undefined && this.verified.has(key);
+    if (remembered) this.throttle.assertOpen(username, address, failures);
+    const ok = remembered || (await this.verifyOnce(key, username, password, stored, address));
     if (!ok || !client || !client.enabled) return { status: 'invalid' };
     this.verified.set(key, true);
     return { status: 'ok', client };
   }
 
-  /** One scrypt verification per distinct (credentials, stored hash) in flight; later callers share it. */
-  private verifyOnce(key: string, password: string, stored: string): Promise<boolean> {
+  /** Runs `read`, turning a database failure into ServiceUnavailableError (CONTRACT §8). */
+  private async database<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      const failure = databaseFailureOf(err);
+      if (failure) throw new ServiceUnavailableError(isDeadlineStop(err) ? 'deadline' : failure);
+      throw err;
+    }
+  }
+
+  /**
+   * One throttled scrypt verification per distinct (credentials, stored hash) in flight; later
+   * callers share it and its outcome (also a TooManyRequestsError), and count as one attempt.
+   */
+  private verifyOnce(
+    key: string,
+    username: string,
+    password: string,
+    stored: string,
+    address: string | undefined,
+  ): Promise<boolean> {
     let pending = this.inflight.get(key);
     if (!pending) {
-      this.verificationCount++;
-      pending = verifyPassword(password, stored).finally(() => this.inflight.delete(key));
+      pending = this.throttledVerify(username, password, stored, address).finally(() =>
+        this.inflight.delete(key),
+      );
       this.inflight.set(key, pending);
     }
     return pending;
+  }
+
+  private async throttledVerify(
+    username: string,
+    password: string,
+    stored: string,
+    address: string | undefined,
+  ): Promise<boolean> {
+    await this.throttle.attempt(username, address);
+    this.verificationCount++;
+    const ok = await verifyPassword(password, stored);
+    if (ok) await this.throttle.succeeded(username, address);
+    else await this.throttle.failed();
+    return ok;
   }
 
   /** scrypt verifications started since this authenticator was built (for tests and metrics). */

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { LoginFailureCount } from './login-failure.store';
 import { Permission, parsePermissions } from './permissions';
 
 /** An API client as the auth layer sees it (CONTRACT §2). */
@@ -34,22 +35,52 @@ function toClient(r: ClientRow): ApiClient {
   };
 }
 
+const CLIENT_COLUMNS = [
+  'c.id',
+  'c.tenant_id',
+  't.name as tenant_name',
+  'c.username',
+  'c.password_hash',
+  'c.permissions',
+  'c.enabled',
+];
+
+const clientQuery = (db: Knex, username: string) =>
+  db('api_clients as c')
+    .join('tenants as t', 't.id', 'c.tenant_id')
+    .select(CLIENT_COLUMNS)
+    .where('c.username', username);
+
 /** Loads a client with its tenant name by username. */
 export async function findClientByUsername(db: Knex, username: string): Promise<ApiClient | undefined> {
-  const row = await db('api_clients as c')
-    .join('tenants as t', 't.id', 'c.tenant_id')
-    .select(
-      'c.id',
-      'c.tenant_id',
-      't.name as tenant_name',
-      'c.username',
-      'c.password_hash',
-      'c.permissions',
-      'c.enabled',
-    )
-    .where('c.username', username)
-    .first();
+  const row = await clientQuery(db, username).first();
   return row ? toClient(row as ClientRow) : undefined;
+}
+
+/**
+ * Loads a client as {@link findClientByUsername} does and, in the same statement, the
+ * failed-login counters of `failureKeys` that exist (one round trip on the authentication hot
+ * path). `failures` is empty when the client does not exist.
+ */
+export async function findClientWithLoginFailures(
+  db: Knex,
+  username: string,
+  failureKeys: string[],
+): Promise<{ client: ApiClient | undefined; failures: LoginFailureCount[] }> {
+  const q = clientQuery(db, username);
+  failureKeys.forEach((key, i) =>
+    q
+      .leftJoin(`login_failures as f${i}`, (j) => j.onVal(`f${i}.throttle_key`, '=', key))
+      .select({ [`f${i}_failures`]: `f${i}.failures`, [`f${i}_window_start`]: `f${i}.window_start` }),
+  );
+  const row = (await q.first()) as (ClientRow & Record<string, unknown>) | undefined;
+  if (!row) return { client: undefined, failures: [] };
+  const failures = failureKeys.flatMap((key, i) =>
+    row[`f${i}_failures`] === null || row[`f${i}_failures`] === undefined
+      ? []
+      : [{ key, failures: Number(row[`f${i}_failures`]), windowStart: Number(row[`f${i}_window_start`]) }],
+  );
+  return { client: toClient(row), failures };
 }
 
 /** Fields written when creating or updating a client. */

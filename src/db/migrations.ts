@@ -5,6 +5,7 @@ import * as charging from '../../migrations/20261122000300_charging';
 import * as sharing from '../../migrations/20261122000400_sharing';
 import * as idempotency from '../../migrations/20261122000500_idempotency';
 import * as galeraRowVersion from '../../migrations/20261123000100_galera_row_version';
+import * as loginFailures from '../../migrations/20261123000100_login_failures';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -18,6 +19,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261122000400_sharing', sharing],
   ['20261122000500_idempotency', idempotency],
   ['20261123000100_galera_row_version', galeraRowVersion],
+  ['20261123000100_login_failures', loginFailures],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

@@ -42,6 +42,7 @@ export function toFailure(err: unknown, logger: Logger): RestFailure {
 /**
  * Renders a failure as the path's legacy error body (CONTRACT §1–3).
  * oauth: 401 is the published `{"error":"unauthorized","error_description":"authorization failed"}`,
+ * 429 (too many failed logins) `{"error":"unauthorized","error_description":"too many failed logins, retry later"}`,
  * 403 the common `{"errorCode":1,"message"}`, token request errors their own `error`,
  * other 4xx `invalid_request`, 503 `temporarily_unavailable`, other 5xx `server_error`.
  * plain: `{"errorCode","message"}`, errorCode from the domain error when it has one, else 1.
@@ -51,6 +52,7 @@ export function toFailure(err: unknown, logger: Logger): RestFailure {
 export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, unknown> {
   if (style === 'oauth' && f.status !== 403) {
     if (f.status === 401) return { error: 'unauthorized', error_description: 'authorization failed' };
+    if (f.status === 429) return { error: 'unauthorized', error_description: f.message };
     if (f.domain instanceof OAuthRequestError)
       return { error: f.domain.error, error_description: f.domain.errorDescription };
     if (f.status === 503) return { error: 'temporarily_unavailable', error_description: f.message };

@@ -102,7 +102,8 @@ function rename(description: string, names: Readonly<Record<string, string>>): s
 
 /**
  * Status and RFC 6749 §5.2 body of a failed `/oauth2/*` request: 401 `invalid_client` (bad, missing
- * or disabled client credentials); 400 `unauthorized_client` (authenticated, but without the
+ * or disabled client credentials); 429 `invalid_client` (too many failed logins: the credentials were
+ * not checked); 400 `unauthorized_client` (authenticated, but without the
  * permission the endpoint needs, or a `tenant` header naming another tenant); 400 with the
  * operation's own `error` (`invalid_request`, `unsupported_grant_type`, `invalid_scope`), its
  * description naming parameters as the row does (`parameterNames`); other 4xx keep their status
@@ -118,6 +119,7 @@ export function oauth2Failure(
     body: { error, error_description: rename(description, parameterNames) },
   });
   if (f.status === 401) return out(401, 'invalid_client', 'client authentication failed');
+  if (f.status === 429) return out(429, 'invalid_client', f.message);
   if (f.status === 403) return out(400, 'unauthorized_client', f.message);
   if (f.domain instanceof OAuthRequestError) return out(400, f.domain.error, f.domain.errorDescription);
   if (f.status === 503) return out(503, 'temporarily_unavailable', f.message);

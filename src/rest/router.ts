@@ -8,6 +8,7 @@ import {
   BadUserInputError,
   ForbiddenError,
   ServiceUnavailableError,
+  TooManyRequestsError,
   UnauthenticatedError,
   invalidField,
 } from '../errors';
@@ -18,6 +19,20 @@ import { failureBody, toFailure } from './failure';
 import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
 import { sendBody } from './respond';
 import { RestInput, RestRoute } from './route';
+
+/**
+ * What a row answered, left in `ctx.state.answer` for the access log and the metrics: the row's
+ * pattern and error style, the status, and the body's numeric `returnCode` / `errorCode`.
+ */
+export interface RestAnswer {
+  route: string;
+  style: RestRoute['style'];
+  status: number;
+  returnCode?: number;
+  errorCode?: number;
+}
+
+const numeric = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
 interface CompiledRoute {
   route: RestRoute<never>;
@@ -97,11 +112,21 @@ export function restRouter(
   schema: GraphQLSchema,
   makeContext: (ctx: Context) => Promise<GatewayContext>,
   logger: Logger,
-  authenticate?: (headers: Record<string, string>) => Promise<AuthResult>,
+  authenticate?: (headers: Record<string, string>, address?: string) => Promise<AuthResult>,
 ): Router {
   const router = new Router();
   for (const { route, document } of compileRoutes(routes, schema)) {
     const handler = async (ctx: Context): Promise<void> => {
+      const send = (status: number, body: Record<string, unknown> | null, format?: 'json') => {
+        ctx.state.answer = {
+          route: route.path,
+          style: route.style,
+          status,
+          returnCode: numeric(body?.returnCode),
+          errorCode: numeric(body?.errorCode),
+        } satisfies RestAnswer;
+        sendBody(ctx, status, body, format);
+      };
       if (route.noStore) {
         ctx.set('cache-control', 'no-store');
         ctx.set('pragma', 'no-cache');
@@ -112,7 +137,7 @@ export function restRouter(
         try {
           const body = await readFormOrJsonObject(ctx);
           if (!authenticate) throw new Error('oauth2 rows need an authenticate function');
-          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, authenticate);
+          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, (h) => authenticate(h, ctx.ip));
           early = { body };
         } catch (err) {
           ctx.state.auth ??= { status: 'missing' };
@@ -144,7 +169,7 @@ export function restRouter(
         });
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);
-        sendBody(ctx, out.status, out.body, oauth2 ? 'json' : undefined);
+        send(out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
         const failure = toFailure(err, gctx?.logger ?? logger);
         const retryAfter = failure.domain?.extensions.retryAfterSeconds;
@@ -153,19 +178,21 @@ export function restRouter(
           !(route.unavailable && failure.domain instanceof ServiceUnavailableError)
         )
           ctx.set('retry-after', String(retryAfter));
+        if (failure.domain instanceof TooManyRequestsError)
+          ctx.set('retry-after', String(failure.domain.retryAfterSeconds));
         if (oauth2) {
           const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
           if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
-          sendBody(ctx, out.status, out.body, 'json');
+          send(out.status, out.body, 'json');
           return;
         }
         if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
         if (failure.domain instanceof ServiceUnavailableError && route.unavailable) {
           const out = route.unavailable(failure.domain.reason);
-          sendBody(ctx, out.status, out.body);
+          send(out.status, out.body);
           return;
         }
-        sendBody(ctx, failure.status, failureBody(route.style, failure));
+        send(failure.status, failureBody(route.style, failure));
       }
     };
     router.register(route.path, [route.method], handler as RouterMiddleware);

@@ -6,7 +6,7 @@ import { Config, loadConfig } from '../../src/config';
 import { importDataset } from '../../src/dataset/import';
 import { Dataset } from '../../src/dataset/dataset.schema';
 import { createKnex } from '../../src/db/knex';
-import { createLogger } from '../../src/logger';
+import { Logger, createLogger } from '../../src/logger';
 import { FakeClock } from './clock';
 import { TestDb, createTestDb, reopenTestDb } from './db';
 import { baseDataset, basic } from './fixtures';
@@ -73,6 +73,8 @@ export async function startTestApp(
      * proxy); the app then gets its own knex with the DB_* limits of `env`.
      */
     database?: (url: string) => string;
+    /** The app's logger (default: silent). */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   prepareConformance();
@@ -85,7 +87,7 @@ export async function startTestApp(
   const app = await createApp({
     config,
     db: appDb,
-    logger: createLogger('silent'),
+    logger: opts.logger ?? createLogger('silent'),
     clock,
     sandboxAuthorization: opts.sandboxAuthorization,
   });

@@ -30,6 +30,7 @@ describe('migrations', () => {
       'donation_recipients',
       'allowances',
       'idempotency_keys',
+      'login_failures',
     ];
     const all = [
       '20261122000100_foundation',
@@ -38,6 +39,7 @@ describe('migrations', () => {
       '20261122000400_sharing',
       '20261122000500_idempotency',
       '20261123000100_galera_row_version',
+      '20261123000100_login_failures',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);

@@ -13,7 +13,12 @@ describe('loadConfig (CONTRACT §8)', () => {
       graphqlSandbox: true,
       trustProxy: false,
       publicBaseUrl: null,
+      loginThrottle: { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 300 },
     });
+    expect(
+      loadConfig({ AUTH_MAX_FAILURES: '0', AUTH_MAX_FAILURES_PER_ADDRESS: '7', AUTH_WINDOW_SECONDS: '30' })
+        .loginThrottle,
+    ).toEqual({ maxFailuresPerUsername: 0, maxFailuresPerAddress: 7, windowSeconds: 30 });
   });
 
   it('turns the sandbox off by default in production', () => {
@@ -80,6 +85,9 @@ describe('loadConfig (CONTRACT §8)', () => {
     ['GRAPHQL_EXPLORER', 'GraphiQL'],
     ['LOG_LEVEL', 'loud'],
     ['MAX_INFLIGHT', '-1'],
+    ['AUTH_MAX_FAILURES', '-1'],
+    ['AUTH_MAX_FAILURES_PER_ADDRESS', 'many'],
+    ['AUTH_WINDOW_SECONDS', '0'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(

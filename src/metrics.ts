@@ -1,0 +1,175 @@
+import { Knex } from 'knex';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { domainErrorOf } from './errors';
+import { Services } from './services';
+
+/**
+ * The gateway's Prometheus metrics (issue 13 part 3), all in one Registry served at `/metrics`.
+ * Business outcomes are counted where they are decided (the services, see
+ * {@link instrumentServices}), so REST rows and GraphQL operations both count; transport facts
+ * (duration, shedding, SQS answers) in the HTTP layer. The README's "Operations" section lists
+ * them with example PromQL.
+ */
+export interface GatewayMetrics {
+  registry: Registry;
+  /** `http_request_duration_seconds{method,route,status}`: every request, probes included. */
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /** `http_requests_shed_total`: 503s because MAX_INFLIGHT requests were in flight. */
+  shed: Counter;
+  /** `http_requests_deadline_exceeded_total`: requests still unanswered past deadline + grace. */
+  deadlineExceeded: Counter;
+  /** `rating_requests_total{operation,returnCode}`: `operation` is `rating` or `refund`. */
+  ratings: Counter<'operation' | 'returnCode'>;
+  /** `tokens_issued_total`. */
+  tokensIssued: Counter;
+  /** `token_introspections_total{active}`: `active` is `true` or `false`. */
+  introspections: Counter<'active'>;
+  /** `sqs_requests_total{route,status,errorCode}`: every answer of a quota-sharing REST path. */
+  sqsRequests: Counter<'route' | 'status' | 'errorCode'>;
+  /** `donation_recipients_total{errorCode}`: one per recipient result of each donation answered. */
+  donationRecipients: Counter<'errorCode'>;
+  /** `login_attempts_throttled_total`: attempts refused with 429 for too many failed logins. */
+  loginsThrottled: Counter;
+}
+
+/** The part of knex's tarn pool the gauges read (absent before the first query and after destroy). */
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+/**
+ * Builds the registry: Node's default metrics, the HTTP and business counters, and gauges of
+ * `db`'s connection pool read at scrape time (`db_pool_connections{state="used"|"free"}`,
+ * `db_pool_pending_acquires`; 0 while the pool does not exist).
+ */
+export function createMetrics(db: Knex): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const pool = () => (db.client as { pool?: TarnPool }).pool;
+
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database connections of this instance by state: used (lent to a query or transaction) or free (idle)',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const p = pool();
+      this.set({ state: 'used' }, p?.numUsed() ?? 0);
+      this.set({ state: 'free' }, p?.numFree() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'db_pool_pending_acquires',
+    help: 'Requests waiting for a database connection (bounded by DB_ACQUIRE_TIMEOUT_MS)',
+    registers,
+    collect() {
+      this.set(pool()?.numPendingAcquires() ?? 0);
+    },
+  });
+
+  const metrics: GatewayMetrics = {
+    registry,
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
+    shed: new Counter({
+      name: 'http_requests_shed_total',
+      help: 'Requests refused with 503 because MAX_INFLIGHT requests were in flight',
+      registers,
+    }),
+    deadlineExceeded: new Counter({
+      name: 'http_requests_deadline_exceeded_total',
+      help: 'Requests answered by the deadline guard because they were still unanswered a grace period past their deadline',
+      registers,
+    }),
+    ratings: new Counter({
+      name: 'rating_requests_total',
+      help: 'Rating and refund outcomes by returnCode (CONTRACT §4), REST and GraphQL',
+      labelNames: ['operation', 'returnCode'],
+      registers,
+    }),
+    tokensIssued: new Counter({
+      name: 'tokens_issued_total',
+      help: 'Access tokens issued (POST /token, /oauth2/token, GraphQL issueToken)',
+      registers,
+    }),
+    introspections: new Counter({
+      name: 'token_introspections_total',
+      help: 'Token introspections by outcome (active true or false)',
+      labelNames: ['active'],
+      registers,
+    }),
+    sqsRequests: new Counter({
+      name: 'sqs_requests_total',
+      help: 'Quota-sharing REST answers by route pattern, HTTP status and errorCode (none when the body has none)',
+      labelNames: ['route', 'status', 'errorCode'],
+      registers,
+    }),
+    donationRecipients: new Counter({
+      name: 'donation_recipients_total',
+      help: 'Donation recipient results by errorCode (0 granted); a refused donation counts once with its errorCode',
+      labelNames: ['errorCode'],
+      registers,
+    }),
+    loginsThrottled: new Counter({
+      name: 'login_attempts_throttled_total',
+      help: 'Login attempts refused with 429 for too many failed logins (AUTH_MAX_FAILURES*)',
+      registers,
+    }),
+  };
+  // Both outcomes exist from the start, so rate() and ratios work before the first of each.
+  for (const active of ['true', 'false']) metrics.introspections.inc({ active }, 0);
+  return metrics;
+}
+
+/**
+ * Counts the business outcomes of `services` as they are decided, by wrapping the deciding
+ * methods of these instances: ratings and refunds (returnCode), tokens issued, introspections
+ * (active), donations (each recipient's errorCode; a refusal thrown with an errorCode counts
+ * once). A donation answered again for a repeated Idempotency-Key counts again.
+ */
+export function instrumentServices(services: Services, m: GatewayMetrics): void {
+  const { charging, tokens, sharing } = services;
+  const rate = charging.processRating.bind(charging);
+  charging.processRating = async (...args) => {
+    const out = await rate(...args);
+    m.ratings.inc({ operation: 'rating', returnCode: out.returnCode });
+    return out;
+  };
+  const refund = charging.processRefund.bind(charging);
+  charging.processRefund = async (...args) => {
+    const out = await refund(...args);
+    m.ratings.inc({ operation: 'refund', returnCode: out.returnCode });
+    return out;
+  };
+  const issue = tokens.issue.bind(tokens);
+  tokens.issue = async (...args) => {
+    const out = await issue(...args);
+    m.tokensIssued.inc();
+    return out;
+  };
+  const introspect = tokens.introspect.bind(tokens);
+  tokens.introspect = async (...args) => {
+    const out = await introspect(...args);
+    m.introspections.inc({ active: String(out.active) });
+    return out;
+  };
+  const donate = sharing.donate.bind(sharing);
+  sharing.donate = async (...args) => {
+    try {
+      const out = await donate(...args);
+      for (const r of out.recipients) m.donationRecipients.inc({ errorCode: r.errorCode });
+      return out;
+    } catch (err) {
+      const code = domainErrorOf(err)?.extensions.errorCode;
+      if (typeof code === 'number') m.donationRecipients.inc({ errorCode: code });
+      throw err;
+    }
+  };
+}
