@@ -112,6 +112,10 @@ function transportResponses(route: RestRoute<never>): Record<number, string> {
     add(413, 'the body exceeds 1 MiB');
     add(415, 'the content-type is not JSON' + (oauth2 ? ' nor form-urlencoded' : ''));
   }
+  add(
+    429,
+    'too many failed logins for this username or client address (`AUTH_MAX_FAILURES`, `AUTH_MAX_FAILURES_PER_ADDRESS` within `AUTH_WINDOW_SECONDS`); retry after `retry-after` seconds',
+  );
   add(431, 'the request headers exceed 16 KiB (Node.js answers, before the gateway: no body, no headers)');
   add(500, 'internal error (a defect; the body carries no detail)');
   add(
@@ -168,7 +172,8 @@ export function buildOpenApi(routes: ReadonlyArray<RestRoute<never>> = ROUTES): 
       headers.pragma = headerRef('Pragma');
     }
     if (status === 401) headers['www-authenticate'] = headerRef('WwwAuthenticate');
-    if (status === 503) headers['retry-after'] = headerRef('RetryAfter');
+    if (status === 503 || status === 429 || (status === 409 && route.idempotent))
+      headers['retry-after'] = headerRef('RetryAfter');
     if (status === 204) return { description: doc.description, headers };
     const schema = doc.schema ?? (status >= 400 ? errorSchema(route.style, status) : undefined);
     if (!schema) throw new Error(`REST row ${route.method} ${route.path}: status ${status} needs a schema`);
