@@ -151,7 +151,7 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
     const rival = await t.app.request('POST', '/sqs/api/groups', {
       auth: basic('rival-admin'),
       json: true,
-      headers: { tenant: 'rival', ...keyed('shared-key') },
+      headers: { tenant: 'rival', permissions: 'SQS_GROUP_CREATE_UPDATE_PERMISSION', ...keyed('shared-key') },
       body: { ownerId: RIVAL_SUB, name: 'Rivals' },
     });
     expect(rival.status).toBe(201);

@@ -4,6 +4,7 @@ import { Permission } from '../../auth/permissions';
 import { domainErrorOf } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { sqsCodeName } from './error-codes';
+import { MEMBER_PAGE_SIZE, checkPage } from './group.service';
 import { SharingLoaders } from './sharing.service';
 import {
   AllowanceRow,
@@ -23,6 +24,7 @@ import {
   PlanDefinitionInputType,
   PlanDefinitionType,
   PlanRenewalType,
+  RecurringDonationPageType,
   RecurringDonationType,
   SubscriberPlanInputType,
   SubscriberPlanType,
@@ -82,7 +84,9 @@ export const view = {
     quotaType: r.quotaType,
     groupId: r.groupId,
     recipients: r.recipients,
+    planName: r.planName ?? null,
     created: iso(r.createdAt),
+    updated: iso(r.createdAt),
   }),
 };
 
@@ -103,7 +107,7 @@ const IDEMPOTENCY_KEY_DOC =
   'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only committed results are remembered: after a refusal or a failure the key is free again.';
 
 /** The optional `idempotencyKey` argument of the quota-sharing writes. */
-const idempotencyKeyArg = () =>
+export const idempotencyKeyArg = () =>
   Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC });
 
 const BODY_DOC = (shape: string) =>
@@ -244,15 +248,31 @@ export class SharingResolver {
     return { nodes: r.rows.map(view.group), page: r.page, size: r.size, totalElements: r.total };
   }
 
-  @FieldResolver(() => [GroupMemberType], { description: 'Members in joining order (batched).' })
-  async members(@Root() group: GroupType, @Ctx() ctx: GatewayContext) {
-    return (await loaders(ctx).members.load(group.id)).map(view.member);
+  @FieldResolver(() => [GroupMemberType], {
+    description:
+      'Members in joining order (batched): all of them, or with `page` that page of 100 (published `GET /sqs/api/groups/<id>/members?page=`).',
+  })
+  async members(
+    @Root() group: GroupType,
+    @Arg('page', () => Int, { nullable: true, description: 'Page number, from 0; absent: every member.' })
+    page: number | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    const all = await loaders(ctx).members.load(group.id);
+    if (page === null || page === undefined) return all.map(view.member);
+    checkPage(page);
+    return all.slice(page * MEMBER_PAGE_SIZE, (page + 1) * MEMBER_PAGE_SIZE).map(view.member);
   }
 
-  @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
+  @FieldResolver(() => Int, { description: 'How many members the group has (batched).' })
+  async memberCount(@Root() group: GroupType, @Ctx() ctx: GatewayContext) {
+    return (await loaders(ctx).members.load(group.id)).length;
+  }
+
+  @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
   @Mutation(() => Boolean, {
     description:
-      'Deletes a group and cancels its recurring donation; quota already shared stays. Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.',
+      'Deletes a group and cancels its recurring donation; quota already shared stays. Needs SQS_GROUP_DELETE_PERMISSION.',
   })
   async deleteGroup(
     @Arg('id', () => String, { description: 'Group id.' }) id: string,
@@ -277,8 +297,8 @@ export class SharingResolver {
     return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, request, idempotencyKey));
   }
 
-  @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
-  @Mutation(() => Boolean, { description: 'Removes a member. Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.' })
+  @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
+  @Mutation(() => Boolean, { description: 'Removes a member. Needs SQS_GROUP_DELETE_PERMISSION.' })
   async removeGroupMember(
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
     @Arg('memberId', () => String, { description: 'Member MSISDN.' }) memberId: string,
@@ -319,9 +339,30 @@ export class SharingResolver {
     return r ? view.recurring(r) : null;
   }
 
-  @Authorized(Permission.SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION)
+  @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)
+  @Query(() => RecurringDonationPageType, {
+    description:
+      "A donor's and/or a group's recurring donations, oldest first, 100 per page (published `GET /sqs/api/recurringDonations`). Give donorId, groupId or both. Needs SQS_RECURRING_DONATION_READ_PERMISSION.",
+  })
+  async recurringDonations(
+    @Arg('donorId', () => String, { nullable: true, description: 'Donor MSISDN.' })
+    donorId: string | null | undefined,
+    @Arg('groupId', () => String, { nullable: true, description: 'Group id.' })
+    groupId: string | null | undefined,
+    @Arg('page', () => Int, { defaultValue: 0, description: 'Page number, from 0.' }) page: number,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<RecurringDonationPageType> {
+    const r = await ctx.services.sharing.recurringDonations(
+      callerOf(ctx),
+      { donorId: donorId ?? null, groupId: groupId ?? null },
+      page,
+    );
+    return { nodes: r.rows.map(view.recurring), page: r.page, size: r.size, totalElements: r.total };
+  }
+
+  @Authorized(Permission.SQS_RECURRING_DONATION_DELETE_PERMISSION)
   @Mutation(() => Boolean, {
-    description: 'Cancels a recurring donation. Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
+    description: 'Cancels a recurring donation. Needs SQS_RECURRING_DONATION_DELETE_PERMISSION.',
   })
   async deleteRecurringDonation(
     @Arg('id', () => String, { description: 'Recurring donation id.' }) id: string,

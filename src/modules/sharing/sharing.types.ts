@@ -186,8 +186,60 @@ export class RecurringDonationType {
     description: 'Explicit recipients, when not a group.',
   })
   recipients!: RecurringRecipientType[] | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The donor plan's definition name (published `planName`); null if the plan is gone.",
+  })
+  planName!: string | null;
   @Field(() => String, { description: 'Created, ISO-8601 UTC.' })
   created!: string;
+  @Field(() => String, {
+    description: 'Last change, ISO-8601 UTC (a recurring donation is never changed: its creation).',
+  })
+  updated!: string;
+}
+
+/** A page of recurring donations. */
+@ObjectType('RecurringDonationPage', { description: 'One page of recurring donations, oldest first.' })
+export class RecurringDonationPageType {
+  @Field(() => [RecurringDonationType], { description: 'The recurring donations of this page.' })
+  nodes!: RecurringDonationType[];
+  @Field(() => Int, { description: 'Page number, from 0.' })
+  page!: number;
+  @Field(() => Int, { description: 'Page size (100).' })
+  size!: number;
+  @Field(() => Int, { description: 'Recurring donations matching, all pages.' })
+  totalElements!: number;
+}
+
+/** `PUT /sqs/api/groups/<id>` as a typed input (issue 11). */
+@InputType('GroupUpdateInput', {
+  description: 'A group to rename (published PUT body): all fields required; only the name changes.',
+})
+export class GroupUpdateInputType {
+  @Field(() => String, { description: 'The group id; must be the id the group is addressed by.' })
+  id!: string;
+  @Field(() => String, {
+    description:
+      "Owner MSISDN (optional + then 5-15 digits); must be the group's owner, which cannot change.",
+  })
+  ownerId!: string;
+  @Field(() => String, {
+    description: 'The new name, 1-128 characters, not blank, unique among the owner’s groups.',
+  })
+  name!: string;
+}
+
+/** A member and its quota as a typed input (issue 11). */
+@InputType('GroupMemberInput', { description: 'A group member and its quota.' })
+export class GroupMemberInputType {
+  @Field(() => String, { description: 'Member MSISDN (optional + then 5-15 digits), an active subscriber.' })
+  memberId!: string;
+  @Field(() => SafeIntResolver, {
+    description:
+      "Quota in the group's quota type: `share` 0-10000000 (percent x 100000), or `amount` > 0 in the donor plan's unit (bytes, seconds or minor currency units).",
+  })
+  quota!: number;
 }
 
 /** The outcome of a renewal. */

@@ -1,0 +1,171 @@
+import { Permission } from '../auth/permissions';
+import { MEMBER_PAGE_SIZE } from '../modules/sharing/group.service';
+import { Checker, Json, jsonTypeOf } from '../modules/sharing/sharing-request';
+import { RestInput, RestRoute, defineRoute } from './route';
+import { GROUP_SELECTION, GroupData, groupBody, notFound, pageObject, pageOf, sqs } from './sqs.shared';
+
+/**
+ * The group rows of the source product's wider SQS API (issue 11; paths, bodies and codes are
+ * binding). Each maps the legacy JSON body onto the typed GraphQL input of its operation here,
+ * at the edge: a field of the wrong JSON type is 400 and a missing one 412 naming it (CONTRACT
+ * §1, spec 4.8); ranges, MSISDNs and the business rules are the service's (412/404/409/422).
+ */
+
+type Member = { memberId: string; quota: number };
+
+/**
+ * Reads `{memberId, quota}` at `at` (`''` for a body, `members[i].` in a list) for a
+ * `GroupMemberInput`.
+ */
+function memberOf(c: Checker, obj: Json, at: string): Member {
+  const quota = c.read(obj, 'quota', 'number', `${at}quota`) as number | undefined;
+  // A GraphQL SafeInt cannot carry 1.5: answer 412 as POST members does, not a coercion error.
+  if (quota !== undefined && !Number.isSafeInteger(quota)) c.fail(`${at}quota`, 'must be an integer');
+  return { memberId: c.read(obj, 'memberId', 'string', `${at}memberId`) as string, quota: quota! };
+}
+
+/** Reads the `members` array of a bulk body, each item checked by `item` (400 when not a JSON array). */
+function membersOf<T>(c: Checker, body: Json, item: (value: unknown, at: string) => T): T[] {
+  const list = c.read(body, 'members', 'array') as unknown[] | undefined;
+  return (list ?? []).map((v, i) => item(v, `members[${i}]`));
+}
+
+/**
+ * PUT /sqs/api/groups/<id> `{id, ownerId, name}` (all required): 200 `{created, updated, id,
+ * ownerId, name}` with `updated` advanced; 412 on `id` (not the path's) or `ownerId` (not the
+ * owner: it cannot change); 409/2 the owner's other group with that name; 404/5.
+ */
+const updateGroup = defineRoute<{ updateGroup: GroupData }>({
+  ...sqs,
+  method: 'PUT',
+  path: '/sqs/api/groups/:id',
+  permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
+  idempotent: true,
+  document: `mutation UpdateGroup($id: String!, $input: GroupUpdateInput!, $idempotencyKey: String) {
+    updateGroup(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
+  }`,
+  variables: ({ params, body }) => {
+    const c = new Checker();
+    const input = {
+      id: c.read(body, 'id', 'string'),
+      ownerId: c.read(body, 'ownerId', 'string'),
+      name: c.read(body, 'name', 'string'),
+    };
+    c.done('invalid group');
+    return { id: params.id, input };
+  },
+  result: ({ updateGroup: g }) => {
+    const { created, updated, id, ownerId, name } = groupBody(g);
+    return { status: 200, body: { created, updated, id, ownerId, name } };
+  },
+});
+
+/**
+ * GET /sqs/api/groups/<id>/members[?page=]: 200 `{_embedded: {members: [{memberId, quota}]},
+ * page: {size: 100, totalElements, totalPages, number}}`, members in joining order; 404/5.
+ */
+const listMembers = defineRoute<{
+  group: { memberCount: number; members: Member[] } | null;
+}>({
+  ...sqs,
+  method: 'GET',
+  path: '/sqs/api/groups/:id/members',
+  permissionHeader: Permission.SQS_GROUP_READ_PERMISSION,
+  document: `query GroupMembers($id: String!, $page: Int!) {
+    group(id: $id) { memberCount members(page: $page) { memberId quota } }
+  }`,
+  variables: ({ params, query }) => ({ id: params.id, page: pageOf(query) }),
+  result: ({ group: g }, { params, query }) =>
+    g
+      ? {
+          status: 200,
+          body: {
+            _embedded: { members: g.members },
+            page: pageObject({ page: pageOf(query), size: MEMBER_PAGE_SIZE, totalElements: g.memberCount }),
+          },
+        }
+      : notFound(`group ${params.id} not found`, 5),
+});
+
+/**
+ * PUT /sqs/api/groups/<id>/members/<memberId> `{memberId, quota}`: adds the member or sets its
+ * quota; 201 `{memberId, quota}`; `memberId` not the path's 412; the rules of POST members (3,
+ * 4, 6, 12, 14; 404/5).
+ */
+const upsertMember = defineRoute<{ upsertGroupMember: Member }>({
+  ...sqs,
+  method: 'PUT',
+  path: '/sqs/api/groups/:id/members/:memberId',
+  permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
+  idempotent: true,
+  document: `mutation UpsertGroupMember($groupId: String!, $memberId: String!, $input: GroupMemberInput!, $idempotencyKey: String) {
+    upsertGroupMember(groupId: $groupId, memberId: $memberId, input: $input, idempotencyKey: $idempotencyKey) { memberId quota }
+  }`,
+  variables: ({ params, body }) => {
+    const c = new Checker();
+    const input = memberOf(c, body, '');
+    c.done('invalid member');
+    return { groupId: params.id, memberId: params.memberId, input };
+  },
+  result: ({ upsertGroupMember: m }) => ({ status: 201, body: { memberId: m.memberId, quota: m.quota } }),
+});
+
+/**
+ * PUT /sqs/api/groups/<id>/members/_bulk/add `{members: [{memberId, quota}]}` (1-100, no
+ * memberId twice): all added or updated, or nothing changes and the first failing entry's status
+ * and body answer (412 fields `members[i].…`); limits (6, 4) judged on the group after the
+ * whole request; 200 `{members: [...]}` in request order.
+ */
+const bulkAdd = defineRoute<{ addGroupMembers: Member[] }>({
+  ...sqs,
+  method: 'PUT',
+  path: '/sqs/api/groups/:id/members/_bulk/add',
+  permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
+  idempotent: true,
+  document: `mutation AddGroupMembers($groupId: String!, $members: [GroupMemberInput!]!, $idempotencyKey: String) {
+    addGroupMembers(groupId: $groupId, members: $members, idempotencyKey: $idempotencyKey) { memberId quota }
+  }`,
+  variables: ({ params, body }) => {
+    const c = new Checker();
+    const members = membersOf(c, body, (v, at) =>
+      jsonTypeOf(v) === 'object' ? memberOf(c, v as Json, `${at}.`) : c.read({ v }, 'v', 'object', at),
+    );
+    c.done('invalid members');
+    return { groupId: params.id, members };
+  },
+  result: ({ addGroupMembers: ms }) => ({
+    status: 200,
+    body: { members: ms.map((m) => ({ memberId: m.memberId, quota: m.quota })) },
+  }),
+});
+
+/**
+ * PUT /sqs/api/groups/<id>/members/_bulk/delete `{members: ["<msisdn>", ...]}` (1-100): removes
+ * those that are members, all at once; others are ignored; 204; 404/5.
+ */
+const bulkDelete = defineRoute<{ removeGroupMembers: boolean }>({
+  ...sqs,
+  method: 'PUT',
+  path: '/sqs/api/groups/:id/members/_bulk/delete',
+  permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
+  idempotent: true,
+  document: `mutation RemoveGroupMembers($groupId: String!, $memberIds: [String!]!, $idempotencyKey: String) {
+    removeGroupMembers(groupId: $groupId, memberIds: $memberIds, idempotencyKey: $idempotencyKey)
+  }`,
+  variables: ({ params, body }: RestInput) => {
+    const c = new Checker();
+    const memberIds = membersOf(c, body, (v, at) => c.read({ v }, 'v', 'string', at));
+    c.done('invalid members');
+    return { groupId: params.id, memberIds };
+  },
+  result: () => ({ status: 204, body: null }),
+});
+
+/** The group rows of the wider SQS API. */
+export const SQS_GROUP_ROUTES = [
+  updateGroup,
+  listMembers,
+  upsertMember,
+  bulkAdd,
+  bulkDelete,
+] as ReadonlyArray<RestRoute<never>>;
