@@ -19,6 +19,14 @@ import {
  */
 
 const UNKNOWN = '353870000999';
+
+/** A recurring donation body and a HAL page of them. */
+type Recurring = { id: string; planName: string; _links: { self: { href: string } } };
+type Hal = {
+  _links: Record<string, { href: string }>;
+  _embedded: { recurringDonations: Recurring[] };
+  page: unknown;
+};
 /** The published time form `2019-08-07T15:01:58.000+0000`. */
 const PUBLISHED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/;
 /** Active acme subscribers: R(0..79) then 40 more created here. */
@@ -77,9 +85,8 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
       });
       expect(body.created).toMatch(PUBLISHED_TIME);
       expect(body.updated).toMatch(PUBLISHED_TIME);
-      expect(Date.parse(body.updated.replace('+0000', 'Z'))).toBeGreaterThan(
-        Date.parse(before.updated.replace('+0000', 'Z')),
-      );
+      const ms = (v: unknown) => Date.parse(String(v).replace('+0000', 'Z'));
+      expect(ms(body.updated)).toBeGreaterThan(ms(before.updated));
       expect((await db()('sharing_groups').where({ id }).first()).name).toBe('Renamed');
       const x = await xml().call('PUT', `/sqs/api/groups/${id}`, { id, ownerId: DONOR, name: 'Again' });
       expect(x.status).toBe(200);
@@ -412,7 +419,7 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
 
     it('GET ?donorId=|groupId=: HAL page; every _links href answers 200; 412 without either', async () => {
       const groupId = await group();
-      const a = (await t.sqs.createRecurring({ donorPlanId: PLAN.share, groupId })).json();
+      const a = (await t.sqs.createRecurring({ donorPlanId: PLAN.share, groupId })).json() as Recurring;
       const bId = (
         await t.sqs.createRecurring({
           donorId: DONOR,
@@ -432,18 +439,20 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
       });
       const res = await t.sqs.call('GET', `/sqs/api/recurringDonations?donorId=%2B${DONOR}`);
       expect(res.status).toBe(200);
-      const body = res.json();
+      const body = res.json() as Hal;
       expect(body).toEqual({
         _links: { self: { href: `${t.app.url}/sqs/api/recurringDonations?donorId=%2B${DONOR}&page=0` } },
         _embedded: { recurringDonations: [a, b] },
         page: { size: 100, totalElements: 2, totalPages: 1, number: 0 },
       });
       expect(b.planName).toBe('Credit');
-      const byGroup = (await t.sqs.call('GET', `/sqs/api/recurringDonations?groupId=${groupId}`)).json();
+      const byGroup = (
+        await t.sqs.call('GET', `/sqs/api/recurringDonations?groupId=${groupId}`)
+      ).json() as Hal;
       expect(byGroup._embedded.recurringDonations).toEqual([a]);
       const both = (
         await t.sqs.call('GET', `/sqs/api/recurringDonations?donorId=${DONOR}&groupId=${groupId}&page=1`)
-      ).json();
+      ).json() as Hal;
       expect(both._embedded.recurringDonations).toEqual([]);
       expect(both.page).toEqual({ size: 100, totalElements: 1, totalPages: 1, number: 1 });
       const hrefs = [
