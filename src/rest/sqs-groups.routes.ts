@@ -1,34 +1,17 @@
 import { Permission } from '../auth/permissions';
 import { MEMBER_PAGE_SIZE } from '../modules/sharing/group.service';
-import { Checker, Json, jsonTypeOf } from '../modules/sharing/sharing-request';
-import { RestInput, RestRoute, defineRoute } from './route';
+import { RestRoute, defineRoute } from './route';
+import { bulkInputOf, bulkMember, bulkMsisdn, groupUpdateInputOf, memberInputOf } from './sqs-input';
 import { GROUP_SELECTION, GroupData, groupBody, notFound, pageObject, pageOf, sqs } from './sqs.shared';
 
 /**
  * The group rows of the source product's wider SQS API (issue 11; paths, bodies and codes are
- * binding). Each maps the legacy JSON body onto the typed GraphQL input of its operation here,
- * at the edge: a field of the wrong JSON type is 400 and a missing one 412 naming it (CONTRACT
- * §1, spec 4.8); ranges, MSISDNs and the business rules are the service's (412/404/409/422).
+ * binding). Each maps the legacy JSON body onto the typed GraphQL input of its operation
+ * (`sqs-input.ts`: a field of the wrong JSON type is 400, CONTRACT §1); presence, ranges, MSISDNs
+ * and the business rules are the service's (412/404/409/422, spec 4.8).
  */
 
 type Member = { memberId: string; quota: number };
-
-/**
- * Reads `{memberId, quota}` at `at` (`''` for a body, `members[i].` in a list) for a
- * `GroupMemberInput`.
- */
-function memberOf(c: Checker, obj: Json, at: string): Member {
-  const quota = c.read(obj, 'quota', 'number', `${at}quota`) as number | undefined;
-  // A GraphQL SafeInt cannot carry 1.5: answer 412 as POST members does, not a coercion error.
-  if (quota !== undefined && !Number.isSafeInteger(quota)) c.fail(`${at}quota`, 'must be an integer');
-  return { memberId: c.read(obj, 'memberId', 'string', `${at}memberId`) as string, quota: quota! };
-}
-
-/** Reads the `members` array of a bulk body, each item checked by `item` (400 when not a JSON array). */
-function membersOf<T>(c: Checker, body: Json, item: (value: unknown, at: string) => T): T[] {
-  const list = c.read(body, 'members', 'array') as unknown[] | undefined;
-  return (list ?? []).map((v, i) => item(v, `members[${i}]`));
-}
 
 /**
  * PUT /sqs/api/groups/<id> `{id, ownerId, name}` (all required): 200 `{created, updated, id,
@@ -44,16 +27,7 @@ const updateGroup = defineRoute<{ updateGroup: GroupData }>({
   document: `mutation UpdateGroup($id: String!, $input: GroupUpdateInput!, $idempotencyKey: String) {
     updateGroup(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
   }`,
-  variables: ({ params, body }) => {
-    const c = new Checker();
-    const input = {
-      id: c.read(body, 'id', 'string'),
-      ownerId: c.read(body, 'ownerId', 'string'),
-      name: c.read(body, 'name', 'string'),
-    };
-    c.done('invalid group');
-    return { id: params.id, input };
-  },
+  variables: ({ params, body }) => ({ id: params.id, input: groupUpdateInputOf(body) }),
   result: ({ updateGroup: g }) => {
     const { created, updated, id, ownerId, name } = groupBody(g);
     return { status: 200, body: { created, updated, id, ownerId, name } };
@@ -101,12 +75,11 @@ const upsertMember = defineRoute<{ upsertGroupMember: Member }>({
   document: `mutation UpsertGroupMember($groupId: String!, $memberId: String!, $input: GroupMemberInput!, $idempotencyKey: String) {
     upsertGroupMember(groupId: $groupId, memberId: $memberId, input: $input, idempotencyKey: $idempotencyKey) { memberId quota }
   }`,
-  variables: ({ params, body }) => {
-    const c = new Checker();
-    const input = memberOf(c, body, '');
-    c.done('invalid member');
-    return { groupId: params.id, memberId: params.memberId, input };
-  },
+  variables: ({ params, body }) => ({
+    groupId: params.id,
+    memberId: params.memberId,
+    input: memberInputOf(body),
+  }),
   result: ({ upsertGroupMember: m }) => ({ status: 201, body: { memberId: m.memberId, quota: m.quota } }),
 });
 
@@ -122,17 +95,10 @@ const bulkAdd = defineRoute<{ addGroupMembers: Member[] }>({
   path: '/sqs/api/groups/:id/members/_bulk/add',
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation AddGroupMembers($groupId: String!, $members: [GroupMemberInput!]!, $idempotencyKey: String) {
+  document: `mutation AddGroupMembers($groupId: String!, $members: [GroupMemberInput!], $idempotencyKey: String) {
     addGroupMembers(groupId: $groupId, members: $members, idempotencyKey: $idempotencyKey) { memberId quota }
   }`,
-  variables: ({ params, body }) => {
-    const c = new Checker();
-    const members = membersOf(c, body, (v, at) =>
-      jsonTypeOf(v) === 'object' ? memberOf(c, v as Json, `${at}.`) : c.read({ v }, 'v', 'object', at),
-    );
-    c.done('invalid members');
-    return { groupId: params.id, members };
-  },
+  variables: ({ params, body }) => ({ groupId: params.id, members: bulkInputOf(body, bulkMember) }),
   result: ({ addGroupMembers: ms }) => ({
     status: 200,
     body: { members: ms.map((m) => ({ memberId: m.memberId, quota: m.quota })) },
@@ -149,15 +115,10 @@ const bulkDelete = defineRoute<{ removeGroupMembers: boolean }>({
   path: '/sqs/api/groups/:id/members/_bulk/delete',
   permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
   idempotent: true,
-  document: `mutation RemoveGroupMembers($groupId: String!, $memberIds: [String!]!, $idempotencyKey: String) {
+  document: `mutation RemoveGroupMembers($groupId: String!, $memberIds: [String!], $idempotencyKey: String) {
     removeGroupMembers(groupId: $groupId, memberIds: $memberIds, idempotencyKey: $idempotencyKey)
   }`,
-  variables: ({ params, body }: RestInput) => {
-    const c = new Checker();
-    const memberIds = membersOf(c, body, (v, at) => c.read({ v }, 'v', 'string', at));
-    c.done('invalid members');
-    return { groupId: params.id, memberIds };
-  },
+  variables: ({ params, body }) => ({ groupId: params.id, memberIds: bulkInputOf(body, bulkMsisdn) }),
   result: () => ({ status: 204, body: null }),
 });
 

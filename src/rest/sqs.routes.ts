@@ -1,6 +1,7 @@
 import { Permission } from '../auth/permissions';
 import { RestRoute, defineRoute, optionalQueryString } from './route';
 import { SQS_GROUP_ROUTES } from './sqs-groups.routes';
+import { donationInputOf, groupInputOf, memberInputOf } from './sqs-input';
 import { SQS_RECURRING_ROUTES } from './sqs-recurring.routes';
 import {
   GROUP_SELECTION,
@@ -41,12 +42,12 @@ const donate = defineRoute<{ shareQuota: DonationData }>({
   path: '/sqs/api/donations',
   permissionHeader: Permission.SQS_DONATION_PERMISSION,
   idempotent: true,
-  document: `mutation ShareQuota($request: JSONObject!, $idempotencyKey: String) {
-    shareQuota(request: $request, idempotencyKey: $idempotencyKey) {
+  document: `mutation ShareQuota($input: DonationInput!, $idempotencyKey: String) {
+    shareQuota(input: $input, idempotencyKey: $idempotencyKey) {
       id errorCode groupId recipients { recipientId errorCode }
     }
   }`,
-  variables: ({ body }) => ({ request: body }),
+  variables: ({ body }) => ({ input: donationInputOf(body, 'invalid donation') }),
   result: ({ shareQuota: d }) => {
     const status = d.recipients.some((r) => r.errorCode !== 0) ? 207 : 200;
     const recipients = d.recipients.map((r) => ({ recipientId: r.recipientId, errorCode: r.errorCode }));
@@ -63,10 +64,10 @@ const createGroup = defineRoute<{ createGroup: GroupData }>({
   path: '/sqs/api/groups',
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation CreateGroup($request: JSONObject!, $idempotencyKey: String) {
-    createGroup(request: $request, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
+  document: `mutation CreateGroup($input: GroupInput!, $idempotencyKey: String) {
+    createGroup(input: $input, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
   }`,
-  variables: ({ body }) => ({ request: body }),
+  variables: ({ body }) => ({ input: groupInputOf(body) }),
   result: ({ createGroup: g }) => ({ status: 201, body: groupBody(g) }),
 });
 
@@ -134,10 +135,10 @@ const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: numbe
   path: '/sqs/api/groups/:id/members',
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation AddGroupMember($groupId: String!, $request: JSONObject!, $idempotencyKey: String) {
-    addGroupMember(groupId: $groupId, request: $request, idempotencyKey: $idempotencyKey) { memberId quota }
+  document: `mutation AddGroupMember($groupId: String!, $input: GroupMemberInput!, $idempotencyKey: String) {
+    addGroupMember(groupId: $groupId, input: $input, idempotencyKey: $idempotencyKey) { memberId quota }
   }`,
-  variables: ({ params, body }) => ({ groupId: params.id, request: body }),
+  variables: ({ params, body }) => ({ groupId: params.id, input: memberInputOf(body) }),
   result: ({ addGroupMember: m }, { params }) => ({
     status: 201,
     body: { groupId: params.id, memberId: m.memberId, quota: m.quota },
@@ -167,10 +168,10 @@ const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>(
   path: '/sqs/api/recurringDonations',
   permissionHeader: Permission.SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation CreateRecurringDonation($request: JSONObject!, $idempotencyKey: String) {
-    createRecurringDonation(request: $request, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
+  document: `mutation CreateRecurringDonation($input: RecurringDonationInput!, $idempotencyKey: String) {
+    createRecurringDonation(input: $input, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
   }`,
-  variables: ({ body }) => ({ request: body }),
+  variables: ({ body }) => ({ input: donationInputOf(body, 'invalid recurring donation') }),
   result: ({ createRecurringDonation: r }, { baseUrl }) => ({ status: 201, body: recurringBody(r, baseUrl) }),
 });
 

@@ -742,7 +742,7 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
       const res = await t.app.request('POST', '/graphql', {
         auth: SQS_AUTH,
         body: {
-          query: 'mutation($r: JSONObject!){ shareQuota(request: $r) { id } }',
+          query: 'mutation($r: DonationInput!){ shareQuota(input: $r) { id } }',
           variables: { r: give(PLAN.voice, 'amount', [[R(0), 1]]) },
         },
       });

@@ -3,7 +3,8 @@ import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
 import { MAX_BULK_MEMBERS } from './group.service';
 import { idempotencyKeyArg, view } from './sharing.resolver';
-import { GroupMemberInputType, GroupMemberType, GroupType, GroupUpdateInputType } from './sharing.types';
+import { GroupMemberInputType, GroupUpdateInputType } from './sharing.inputs';
+import { GroupMemberType, GroupType } from './sharing.types';
 
 const CODES =
   'Refusals are errors with extensions.errorCode: group unknown NOT_FOUND 5; a field out of range BAD_USER_INPUT naming it; the owner 3, not a subscriber 12, not active 14, more than MAX_GROUP_SIZE members 6, share quotas over 10000000 in total 4: UNPROCESSABLE.';
@@ -46,7 +47,7 @@ export class GroupWriteResolver {
     const m = await ctx.services.sharing.groupService.putMember(
       callerOf(ctx),
       groupId,
-      { memberId: input.memberId, quota: input.quota },
+      input,
       {
         mode: 'upsert',
         pathMemberId: memberId,
@@ -64,15 +65,18 @@ export class GroupWriteResolver {
   })
   async addGroupMembers(
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
-    @Arg('members', () => [GroupMemberInputType], { description: `1-${MAX_BULK_MEMBERS} members.` })
-    members: GroupMemberInputType[],
+    @Arg('members', () => [GroupMemberInputType], {
+      nullable: true,
+      description: `Required: 1-${MAX_BULK_MEMBERS} members, each memberId once.`,
+    })
+    members: GroupMemberInputType[] | null | undefined,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
     const rows = await ctx.services.sharing.groupService.addMembers(
       callerOf(ctx),
       groupId,
-      members.map((m) => ({ memberId: m.memberId, quota: m.quota })),
+      members,
       idempotencyKey,
     );
     return rows.map(view.member);
@@ -84,8 +88,11 @@ export class GroupWriteResolver {
   })
   async removeGroupMembers(
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
-    @Arg('memberIds', () => [String], { description: `1-${MAX_BULK_MEMBERS} member MSISDNs.` })
-    memberIds: string[],
+    @Arg('memberIds', () => [String], {
+      nullable: true,
+      description: `Required: 1-${MAX_BULK_MEMBERS} member MSISDNs.`,
+    })
+    memberIds: string[] | null | undefined,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {

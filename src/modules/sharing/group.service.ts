@@ -8,7 +8,13 @@ import { findSubscriber } from '../subscribers/subscriber.store';
 import { SqsCode } from './error-codes';
 import { deleteMembers, ownerHasGroupNamed, renameGroup, updateMemberQuota } from './group.store';
 import { SharingLanes } from './lanes';
-import { GROUP_NAME_MAX, SHARE_QUOTA_MAX, parseMsisdnParam, quotaProblem } from './sharing-request';
+import {
+  SHARE_QUOTA_MAX,
+  parseGroupUpdate,
+  parseMemberRequest,
+  parseMsisdnParam,
+  quotaProblem,
+} from './sharing-request';
 import { GroupRow, MemberRow, findGroup, insertMember, membersOf } from './sharing.store';
 
 /** The caller's tenant. */
@@ -16,20 +22,13 @@ export interface GroupCaller {
   tenantId: number;
 }
 
-/** `PUT /sqs/api/groups/<id>` body (issue 11): all required; only `name` may change. */
-export interface GroupUpdate {
-  /** Must equal the group id of the path. */
-  id: string;
-  /** MSISDN of the group's owner; the owner cannot change. */
-  ownerId: string;
-  /** The new name, 1-128 characters, not blank, unique per owner. */
-  name: string;
-}
-
-/** A member and its quota: `share` 0..10^7 (percent × 100000) or an `amount` in the plan unit (> 0). */
+/**
+ * A member and its quota as given (`GroupMemberInput`; both required, checked here): `share`
+ * 0..10^7 (percent × 100000) or an `amount` in the plan unit (> 0).
+ */
 export interface MemberQuota {
-  memberId: string;
-  quota: number;
+  memberId?: string | null;
+  quota?: number | null;
 }
 
 /** Most entries one bulk member request may list (issue 11). */
@@ -62,47 +61,48 @@ export class GroupService {
   ) {}
 
   /**
-   * `PUT /sqs/api/groups/<id>`: renames a group. Checks in order: `ownerId` an MSISDN and `name`
-   * 1-128 characters (412), `input.id` = `id` (412 `id`), group 404/5, `ownerId` the group's
-   * owner (412 `ownerId`), the owner's other group with that name 409/2.
+   * `PUT /sqs/api/groups/<id>` (`GroupUpdateInput`): renames a group. Checks in order: `id`,
+   * `ownerId` and `name` present, `ownerId` an MSISDN, `name` 1-128 characters (412 naming each),
+   * `input.id` = `id` (412 `id`), group 404/5, `ownerId` the group's owner (412 `ownerId`), the
+   * owner's other group with that name 409/2.
    * @returns the group with `updated` advanced.
    */
   updateGroup(
     caller: GroupCaller,
     id: string,
-    input: GroupUpdate,
+    input: unknown,
     idempotencyKey?: string | null,
   ): Promise<GroupRow> {
-    const ownerId = normalizeMsisdn(input.ownerId);
-    if (ownerId === null) throw invalidField('ownerId', MSISDN_RULE);
-    if (input.name.trim() === '' || input.name.length > GROUP_NAME_MAX)
-      throw invalidField('name', `must be 1-${GROUP_NAME_MAX} characters, not blank`);
-    if (input.id !== id) throw invalidField('id', 'must be the group id of the path');
+    const { id: inputId, ownerId, name } = parseGroupUpdate(input);
+    if (inputId !== id) throw invalidField('id', 'must be the group id of the path');
     return this.write(caller, id, 'updateGroup', { id, input }, idempotencyKey, async (trx, group) => {
       if (ownerId !== group.ownerMsisdn) throw invalidField('ownerId', 'the owner of a group cannot change');
-      if (await ownerHasGroupNamed(trx, caller.tenantId, ownerId, input.name, id))
-        throw new ConflictError(`owner ${ownerId} already has a group named ${input.name}`, {
+      if (await ownerHasGroupNamed(trx, caller.tenantId, ownerId, name, id))
+        throw new ConflictError(`owner ${ownerId} already has a group named ${name}`, {
           errorCode: SqsCode.GROUP_NOT_UNIQUE,
         });
       const now = Math.max(this.clock.nowMs(), group.updatedAt + 1);
-      await renameGroup(trx, id, input.name, now);
-      return { ...group, name: input.name, updatedAt: now };
+      await renameGroup(trx, id, name, now);
+      return { ...group, name, updatedAt: now };
     });
   }
 
   /**
    * `POST /sqs/api/groups/<id>/members` (`mode` add: a member already there is 409/1) and
-   * `PUT .../members/<memberId>` (`mode` upsert: its quota is set). Rules of {@link writeMembers}
-   * with the fields named `memberId` and `quota`. For `PUT`, `pathMemberId` must be the body's
-   * `memberId` (412 `memberId`).
+   * `PUT .../members/<memberId>` (`mode` upsert: its quota is set), input `GroupMemberInput`.
+   * First, before the group is read: both fields present, `memberId` an MSISDN, `quota` a
+   * non-negative integer (412 naming each); for `PUT`, `pathMemberId` the input's `memberId`
+   * (412 `memberId`). Then the rules of {@link writeMembers} with the fields named `memberId`
+   * and `quota`.
    */
   putMember(
     caller: GroupCaller,
     groupId: string,
-    member: MemberQuota,
+    input: unknown,
     opts: { mode: WriteMode; pathMemberId?: string; operation: string; request: unknown },
     idempotencyKey?: string | null,
   ): Promise<MemberRow> {
+    const member = parseMemberRequest(input, undefined);
     if (opts.pathMemberId !== undefined) {
       const path = parseMsisdnParam(opts.pathMemberId, 'memberId');
       if (normalizeMsisdn(member.memberId) !== path)
@@ -123,10 +123,10 @@ export class GroupService {
   addMembers(
     caller: GroupCaller,
     groupId: string,
-    members: MemberQuota[],
+    members: MemberQuota[] | null | undefined,
     idempotencyKey?: string | null,
   ): Promise<MemberRow[]> {
-    checkBulkSize(members.length);
+    checkBulkSize(members);
     return this.write(
       caller,
       groupId,
@@ -146,10 +146,10 @@ export class GroupService {
   removeMembers(
     caller: GroupCaller,
     groupId: string,
-    memberIds: string[],
+    memberIds: string[] | null | undefined,
     idempotencyKey?: string | null,
   ): Promise<number> {
-    checkBulkSize(memberIds.length);
+    checkBulkSize(memberIds);
     const msisdns = memberIds.map((m, i) => parseMsisdnParam(m, `members[${i}]`));
     return this.write(caller, groupId, 'removeGroupMembers', { groupId, memberIds }, idempotencyKey, (trx) =>
       deleteMembers(trx, groupId, msisdns, this.clock.nowMs()),
@@ -199,8 +199,8 @@ export class GroupService {
   }
 
   /**
-   * Adds or updates `entries` of a locked group. Each entry in order: memberId an MSISDN, quota
-   * in range for the group's quota type (412), not listed twice (412), not the owner (422/3), a
+   * Adds or updates `entries` of a locked group. Each entry in order: memberId and quota present
+   * (412), memberId an MSISDN, quota in range for the group's quota type (412), not listed twice (412), not the owner (422/3), a
    * subscriber (422/12); in `upsert` mode (the published PUT rows) active (422/14) — the legacy
    * POST accepts an inactive member, whose donations then report 14 — and in `add` mode not
    * already a member (409/1);
@@ -218,8 +218,11 @@ export class GroupService {
     const current = await membersOf(trx, [group.id]);
     const after = new Map(current.map((m) => [m.memberMsisdn, m.quota]));
     const listed = new Set<string>();
-    const wanted: MemberQuota[] = [];
+    const wanted: { memberId: string; quota: number }[] = [];
     for (const [i, e] of entries.entries()) {
+      if (e.memberId === null || e.memberId === undefined)
+        throw invalidField(field(i, 'memberId'), 'is required');
+      if (e.quota === null || e.quota === undefined) throw invalidField(field(i, 'quota'), 'is required');
       const memberId = normalizeMsisdn(e.memberId);
       if (memberId === null) throw invalidField(field(i, 'memberId'), MSISDN_RULE);
       const problem = quotaProblem(e.quota, group.quotaType ?? 'share');
@@ -269,9 +272,14 @@ const groupNotFound = (id: string) =>
 
 const unprocessable = (errorCode: number, message: string) => new UnprocessableError(message, { errorCode });
 
-/** 1-{@link MAX_BULK_MEMBERS} entries, else 412 on `members`. */
-function checkBulkSize(n: number): void {
-  if (n < 1 || n > MAX_BULK_MEMBERS) throw invalidField('members', `must list 1-${MAX_BULK_MEMBERS} entries`);
+/**
+ * A bulk list: present with 1-{@link MAX_BULK_MEMBERS} entries.
+ * @throws BadUserInputError 412 on `members` otherwise.
+ */
+function checkBulkSize<T>(list: T[] | null | undefined): asserts list is T[] {
+  if (list === null || list === undefined) throw invalidField('members', 'is required');
+  if (list.length < 1 || list.length > MAX_BULK_MEMBERS)
+    throw invalidField('members', `must list 1-${MAX_BULK_MEMBERS} entries`);
 }
 
 /**

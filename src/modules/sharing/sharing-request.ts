@@ -143,6 +143,14 @@ export class Checker {
     return problem === null ? v : this.fail(field, problem);
   }
 
+  /** A group name: 1-{@link GROUP_NAME_MAX} characters, not blank. */
+  groupName(obj: Json): string | undefined {
+    const name = this.read(obj, 'name', 'string') as string | undefined;
+    if (name !== undefined && (name.trim() === '' || name.length > GROUP_NAME_MAX))
+      return this.fail('name', `must be 1-${GROUP_NAME_MAX} characters, not blank`);
+    return name;
+  }
+
   /** An id this service issued (1-64 URL-safe characters). */
   id(obj: Json, key: string): string | undefined {
     const v = this.read(obj, key, 'string') as string | undefined;
@@ -240,12 +248,24 @@ export function parseGroupRequest(body: unknown): GroupRequest {
   const c = new Checker();
   const obj = (jsonTypeOf(body) === 'object' ? body : {}) as Json;
   const ownerId = c.msisdn(obj, 'ownerId');
-  let name = c.read(obj, 'name', 'string') as string | undefined;
-  if (name !== undefined && (name.trim() === '' || name.length > GROUP_NAME_MAX))
-    name = c.fail('name', `must be 1-${GROUP_NAME_MAX} characters, not blank`);
+  const name = c.groupName(obj);
   const quotaType = c.quotaType(obj, false) ?? 'share';
   c.done('invalid group');
   return { ownerId: ownerId!, name: name!, quotaType };
+}
+
+/**
+ * Parses `PUT /sqs/api/groups/<id>` `{id, ownerId, name}` (`GroupUpdateInput`), all required.
+ * @throws BadUserInputError 400 (wrong JSON type) or 412 (missing or invalid), naming each field.
+ */
+export function parseGroupUpdate(body: unknown): { id: string; ownerId: string; name: string } {
+  const c = new Checker();
+  const obj = (jsonTypeOf(body) === 'object' ? body : {}) as Json;
+  const id = c.read(obj, 'id', 'string') as string | undefined;
+  const ownerId = c.msisdn(obj, 'ownerId');
+  const name = c.groupName(obj);
+  c.done('invalid group');
+  return { id: id!, ownerId: ownerId!, name: name! };
 }
 
 /**

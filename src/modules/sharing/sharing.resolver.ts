@@ -1,9 +1,14 @@
-import { JSONObjectResolver } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { domainErrorOf } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { sqsCodeName } from './error-codes';
+import {
+  DonationInputType,
+  GroupInputType,
+  GroupMemberInputType,
+  RecurringDonationInputType,
+} from './sharing.inputs';
 import { MEMBER_PAGE_SIZE, checkPage } from './group.service';
 import { SharingLoaders } from './sharing.service';
 import {
@@ -110,8 +115,8 @@ const IDEMPOTENCY_KEY_DOC =
 export const idempotencyKeyArg = () =>
   Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC });
 
-const BODY_DOC = (shape: string) =>
-  `The request body of the legacy path: ${shape}. Wrongly typed fields are rejected (HTTP 400 over REST), missing or out-of-range ones name their field (412), as over REST.`;
+const INPUT_DOC =
+  'Missing or out-of-range fields are refused naming each (BAD_USER_INPUT with `fields`; over REST 412), as the legacy path does.';
 
 /** Quota-sharing operations and reads (CONTRACT §5, §7); the rules live in SharingService. */
 @Resolver(() => GroupType)
@@ -122,16 +127,12 @@ export class SharingResolver {
       "Shares quota of a donor plan with explicit recipients or with a group's members (spec 4.4/4.5). Per-recipient outcomes are data (errorCode); refusals of the whole request are errors with extensions.errorCode. Needs SQS_DONATION_PERMISSION.",
   })
   async shareQuota(
-    @Arg('request', () => JSONObjectResolver, {
-      description: BODY_DOC(
-        '{donorId, donorPlanId, quotaType, recipients: [{recipientId, quota}]} or {donorPlanId, groupId}',
-      ),
-    })
-    request: Record<string, unknown>,
+    @Arg('input', () => DonationInputType, { description: `The donation. ${INPUT_DOC}` })
+    input: DonationInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), request, idempotencyKey));
+    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_DONATION_PERMISSION)
@@ -207,14 +208,11 @@ export class SharingResolver {
       'Creates a group (owner+name unique: CONFLICT, errorCode 2). Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.',
   })
   async createGroup(
-    @Arg('request', () => JSONObjectResolver, {
-      description: BODY_DOC('{ownerId, name, quotaType?} (quotaType `share` by default)'),
-    })
-    request: Record<string, unknown>,
+    @Arg('input', () => GroupInputType, { description: `The group. ${INPUT_DOC}` }) input: GroupInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), request, idempotencyKey));
+    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_GROUP_READ_PERMISSION)
@@ -289,12 +287,12 @@ export class SharingResolver {
   })
   async addGroupMember(
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
-    @Arg('request', () => JSONObjectResolver, { description: BODY_DOC('{memberId, quota}') })
-    request: Record<string, unknown>,
+    @Arg('input', () => GroupMemberInputType, { description: `The member. ${INPUT_DOC}` })
+    input: GroupMemberInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, request, idempotencyKey));
+    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
@@ -314,16 +312,12 @@ export class SharingResolver {
       'Sets up the donation a plan executes at every renewal (plan not recurring 9, one per plan 11). Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
   })
   async createRecurringDonation(
-    @Arg('request', () => JSONObjectResolver, {
-      description: BODY_DOC(
-        '{donorId, donorPlanId, quotaType, recipients: [{recipientId, quota}]} or {donorId, donorPlanId, groupId}',
-      ),
-    })
-    request: Record<string, unknown>,
+    @Arg('input', () => RecurringDonationInputType, { description: `The recurring donation. ${INPUT_DOC}` })
+    input: RecurringDonationInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), request, idempotencyKey));
+    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)

@@ -25,7 +25,6 @@ import {
   SHARE_QUOTA_MAX,
   parseDonationRequest,
   parseGroupRequest,
-  parseMemberRequest,
   parseMsisdnParam,
 } from './sharing-request';
 import {
@@ -156,11 +155,11 @@ export class SharingService {
    * @throws BadUserInputError, NotFoundError, UnprocessableError as above; ConflictError and
    *   UnprocessableError (errorCode 1) for a key in flight or reused.
    */
-  donate(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<DonationRow> {
-    const request = parseDonationRequest(body);
+  donate(caller: SharingCaller, input: unknown, idempotencyKey?: string | null): Promise<DonationRow> {
+    const request = parseDonationRequest(input);
     return this.lanes.oneAtATime(SharingLanes.plan(caller.tenantId, request.donorPlanId), () =>
       this.idempotency.run(
-        { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: body },
+        { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: input },
         (scope) => lockingTransaction(this.db, scope),
         (trx) => this.execute(trx, caller.tenantId, request, null),
       ),
@@ -304,10 +303,10 @@ export class SharingService {
    * 422/14); owner+name taken 409/2. `idempotencyKey` as for {@link donate}.
    * @throws BadUserInputError (400/412), UnprocessableError, ConflictError.
    */
-  createGroup(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<GroupRow> {
-    const g = parseGroupRequest(body);
+  createGroup(caller: SharingCaller, input: unknown, idempotencyKey?: string | null): Promise<GroupRow> {
+    const g = parseGroupRequest(input);
     return this.idempotency.run(
-      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'createGroup', request: body },
+      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'createGroup', request: input },
       (scope) => this.db.transaction(scope),
       async (trx) => {
         if (!(await findSubscriber(trx, caller.tenantId, g.ownerId)))
@@ -395,21 +394,11 @@ export class SharingService {
   addMember(
     caller: SharingCaller,
     groupId: string,
-    body: unknown,
+    input: unknown,
     idempotencyKey?: string | null,
   ): Promise<MemberRow> {
-    const m = parseMemberRequest(body, undefined);
-    return this.groupService.putMember(
-      caller,
-      groupId,
-      m,
-      {
-        mode: 'add',
-        operation: 'addGroupMember',
-        request: { groupId, body },
-      },
-      idempotencyKey,
-    );
+    const opts = { mode: 'add' as const, operation: 'addGroupMember', request: { groupId, body: input } };
+    return this.groupService.putMember(caller, groupId, input, opts, idempotencyKey);
   }
 
   /**
@@ -432,16 +421,16 @@ export class SharingService {
    */
   createRecurring(
     caller: SharingCaller,
-    body: unknown,
+    input: unknown,
     idempotencyKey?: string | null,
   ): Promise<RecurringRow> {
-    const r = parseDonationRequest(body, true);
+    const r = parseDonationRequest(input, true);
     return this.idempotency.run(
       {
         tenantId: caller.tenantId,
         key: idempotencyKey,
         operation: 'createRecurringDonation',
-        request: body,
+        request: input,
       },
       (scope) => lockingTransaction(this.db, scope),
       async (trx) => {

@@ -212,36 +212,6 @@ export class RecurringDonationPageType {
   totalElements!: number;
 }
 
-/** `PUT /sqs/api/groups/<id>` as a typed input (issue 11). */
-@InputType('GroupUpdateInput', {
-  description: 'A group to rename (published PUT body): all fields required; only the name changes.',
-})
-export class GroupUpdateInputType {
-  @Field(() => String, { description: 'The group id; must be the id the group is addressed by.' })
-  id!: string;
-  @Field(() => String, {
-    description:
-      "Owner MSISDN (optional + then 5-15 digits); must be the group's owner, which cannot change.",
-  })
-  ownerId!: string;
-  @Field(() => String, {
-    description: 'The new name, 1-128 characters, not blank, unique among the owner’s groups.',
-  })
-  name!: string;
-}
-
-/** A member and its quota as a typed input (issue 11). */
-@InputType('GroupMemberInput', { description: 'A group member and its quota.' })
-export class GroupMemberInputType {
-  @Field(() => String, { description: 'Member MSISDN (optional + then 5-15 digits), an active subscriber.' })
-  memberId!: string;
-  @Field(() => SafeIntResolver, {
-    description:
-      "Quota in the group's quota type: `share` 0-10000000 (percent x 100000), or `amount` > 0 in the donor plan's unit (bytes, seconds or minor currency units).",
-  })
-  quota!: number;
-}
-
 /** The outcome of a renewal. */
 @ObjectType('PlanRenewal', { description: 'A renewed plan and the recurring donation it executed.' })
 export class PlanRenewalType {
