@@ -65,29 +65,25 @@ export function donationInputOf(body: Json, what: string): Json {
   return finish(c, what, { donorId, donorPlanId, quotaType, recipients });
 }
 
+/** A body of string fields `keys`, read in that order. */
+function stringsOf(body: Json, keys: string[], what: string): Json {
+  const c = new Checker();
+  return finish(c, what, Object.fromEntries(keys.map((k) => [k, take(c, body, k, 'string')])));
+}
+
 /**
  * `POST /sqs/api/groups` `{ownerId, name, quotaType?}` → `GroupInput`.
  * @throws BadUserInputError 400 naming the first wrongly typed field.
  */
-export function groupInputOf(body: Json): Json {
-  const c = new Checker();
-  const ownerId = take(c, body, 'ownerId', 'string');
-  const name = take(c, body, 'name', 'string');
-  const quotaType = take(c, body, 'quotaType', 'string');
-  return finish(c, 'invalid group', { ownerId, name, quotaType });
-}
+export const groupInputOf = (body: Json): Json =>
+  stringsOf(body, ['ownerId', 'name', 'quotaType'], 'invalid group');
 
 /**
  * `PUT /sqs/api/groups/<id>` `{id, ownerId, name}` → `GroupUpdateInput`.
  * @throws BadUserInputError 400 naming the first wrongly typed field.
  */
-export function groupUpdateInputOf(body: Json): Json {
-  const c = new Checker();
-  const id = take(c, body, 'id', 'string');
-  const ownerId = take(c, body, 'ownerId', 'string');
-  const name = take(c, body, 'name', 'string');
-  return finish(c, 'invalid group', { id, ownerId, name });
-}
+export const groupUpdateInputOf = (body: Json): Json =>
+  stringsOf(body, ['id', 'ownerId', 'name'], 'invalid group');
 
 /**
  * A member body `{memberId, quota}` → `GroupMemberInput`.

@@ -7,6 +7,7 @@ import {
   R,
   READER_AUTH,
   SQS_AUTH,
+  SQS_PERMISSIONS,
   sqsClient,
   useSharingApp,
 } from '../helpers/sharing';
@@ -504,11 +505,7 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
       ['DELETE', '/sqs/api/recurringDonations/x', 'SQS_RECURRING_DONATION_DELETE_PERMISSION'],
     ];
     it.each(paths)('%s %s needs the header naming %s and the grant', async (method, path, permission) => {
-      const others =
-        'SQS_DONATION_PERMISSION, SQS_GROUP_READ_PERMISSION, SQS_GROUP_CREATE_UPDATE_PERMISSION, SQS_GROUP_DELETE_PERMISSION, SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION, SQS_RECURRING_DONATION_READ_PERMISSION, SQS_RECURRING_DONATION_DELETE_PERMISSION'
-          .split(', ')
-          .filter((p) => p !== permission)
-          .join(',');
+      const others = SQS_PERMISSIONS.filter((p) => p !== permission).join(',');
       const call = (auth: string, permissions?: string) =>
         t.app.request(method, path, {
           auth,

@@ -47,6 +47,17 @@ export const REMAINING: Record<number, number> = {
   200: 1000,
 };
 
+/** Every SQS permission (the `sqs` client holds them all). */
+export const SQS_PERMISSIONS = [
+  'SQS_DONATION_PERMISSION',
+  'SQS_GROUP_CREATE_UPDATE_PERMISSION',
+  'SQS_GROUP_READ_PERMISSION',
+  'SQS_GROUP_DELETE_PERMISSION',
+  'SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION',
+  'SQS_RECURRING_DONATION_READ_PERMISSION',
+  'SQS_RECURRING_DONATION_DELETE_PERMISSION',
+];
+
 const sub = (tenant: string, msisdn: string, status: 'active' | 'inactive' | 'suspended' = 'active') => ({
   tenant,
   msisdn,
@@ -130,15 +141,7 @@ export function sharingDataset(): Dataset {
       tenant: 'acme',
       username: 'sqs',
       password: 'sqs-password',
-      permissions: [
-        'SQS_DONATION_PERMISSION',
-        'SQS_GROUP_CREATE_UPDATE_PERMISSION',
-        'SQS_GROUP_READ_PERMISSION',
-        'SQS_GROUP_DELETE_PERMISSION',
-        'SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION',
-        'SQS_RECURRING_DONATION_READ_PERMISSION',
-        'SQS_RECURRING_DONATION_DELETE_PERMISSION',
-      ] as never,
+      permissions: SQS_PERMISSIONS as never,
     },
     {
       tenant: 'acme',
@@ -180,15 +183,7 @@ export async function grantedFrom(db: Knex, planId: number): Promise<number> {
 }
 
 /** Every SQS permission, as one `permissions` header value (the header may list several). */
-export const ALL_SQS_PERMISSIONS = [
-  'SQS_DONATION_PERMISSION',
-  'SQS_GROUP_CREATE_UPDATE_PERMISSION',
-  'SQS_GROUP_READ_PERMISSION',
-  'SQS_GROUP_DELETE_PERMISSION',
-  'SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION',
-  'SQS_RECURRING_DONATION_READ_PERMISSION',
-  'SQS_RECURRING_DONATION_DELETE_PERMISSION',
-].join(', ');
+export const ALL_SQS_PERMISSIONS = SQS_PERMISSIONS.join(', ');
 
 /**
  * A REST caller for the SQS paths with the `sqs` client, tenant acme and a `permissions` header
