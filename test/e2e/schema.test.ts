@@ -25,13 +25,6 @@ describe('schema/schema.graphql (CONTRACT §7)', () => {
     expect(missing).toEqual([]);
   });
 
-  /**
-   * Arguments still untyped (issue 11 Part 1 leaves them for a follow-up): rating needs the raw
-   * body to give a wrongly typed field its return code (CONTRACT §4), and a `preRating` that is
-   * not a JSON object has no typed stand-in. Anything else taking `JSONObject` fails here.
-   */
-  const STILL_UNTYPED = ['Mutation.processRating(request)', 'Mutation.processRefund(request)'];
-
   it('takes typed inputs: no argument is JSONObject, and every input field is described (issue 11)', async () => {
     const { buildSchema, getNamedType, isInputObjectType, isObjectType } = await import('graphql');
     const schema = buildSchema(await printGatewaySchema());
@@ -48,7 +41,7 @@ describe('schema/schema.graphql (CONTRACT §7)', () => {
           if (getNamedType(arg.type).name === 'JSONObject')
             untyped.push(`${type.name}.${field.name}(${arg.name})`);
     }
-    expect(untyped).toEqual(STILL_UNTYPED);
+    expect(untyped).toEqual([]);
     expect(undescribed).toEqual([]);
     for (const name of [
       'DonationInput',
