@@ -81,6 +81,10 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** A plan definition allows at most 1000 recipients per period; 100 per donation assumed. */
   'Donation.recipients': 100,
   'RecurringDonation.recipients': 100,
+  /** One page of recurring donations (the service's fixed page size). */
+  'RecurringDonationPage.nodes': 100,
+  /** At most 100 entries per bulk add (the service refuses more). */
+  'Mutation.addGroupMembers': 100,
 };
 
 /**

@@ -3,6 +3,7 @@ import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ChargingResolver } from '../modules/charging/charging.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
+import { GroupWriteResolver } from '../modules/sharing/group.resolver';
 import { SharingResolver, SubscriberPlanResolver } from '../modules/sharing/sharing.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
@@ -15,6 +16,7 @@ export const RESOLVERS = [
   ChargingResolver,
   SharingResolver,
   SubscriberPlanResolver,
+  GroupWriteResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

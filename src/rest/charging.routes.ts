@@ -1,4 +1,5 @@
 import { ReturnCode } from '../modules/charging/return-codes';
+import { ratingInputOf } from './rating-input';
 import { RestRoute, defineRoute } from './route';
 import { MSISDN_IN, named, object, text } from './schemas';
 
@@ -109,9 +110,9 @@ const row = (path: string, field: 'processRating' | 'processRefund') =>
     },
     style: 'plain',
     tenantHeader: 'required',
-    document: `mutation Charging($request: JSONObject!) { ${field}(request: $request) { returnCode } }`,
-    // The body goes through whole: the service's parser gives wrongly typed fields their return codes.
-    variables: ({ body }) => ({ request: body }),
+    document: `mutation Charging($input: RatingRequestInput!) { ${field}(input: $input) { returnCode } }`,
+    // A wrongly typed field gets its field's return code (CONTRACT §4): ratingInputOf explains how.
+    variables: ({ body }) => ({ input: ratingInputOf(body) }),
     result: (data) => ({ status: 200, body: { returnCode: data[field].returnCode } }),
     // CONTRACT §4/§8: every rating outcome is HTTP 200, also when the database fails before the
     // service could decide (e.g. while authenticating): 2002 unreachable, 2003 timed out, 5001 deadline.

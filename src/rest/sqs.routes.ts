@@ -1,13 +1,32 @@
 import { Permission } from '../auth/permissions';
-import { invalidField } from '../errors';
-import { RestInput, RestRoute, RouteDoc, defineRoute, optionalQueryString } from './route';
+import { RestRoute, defineRoute, optionalQueryString } from './route';
 import * as S from './sqs.schemas';
+import { SQS_GROUP_ROUTES } from './sqs-groups.routes';
+import { donationInputOf, groupInputOf, memberInputOf } from './sqs-input';
+import { SQS_RECURRING_ROUTES } from './sqs-recurring.routes';
+import {
+  GROUP_SELECTION,
+  GroupData,
+  RECURRING_SELECTION,
+  RecurringData,
+  groupBody,
+  groupHref,
+  halPage,
+  notFound,
+  pageOf,
+  recurringBody,
+  sqs,
+  sqsDoc,
+  ID_PARAM,
+  VALIDATION,
+} from './sqs.shared';
 
 /**
- * Quota-sharing rows (CONTRACT §5, spec 4.4, 4.5, 4.8). Every row needs the `tenant` header and
- * renders errors in the `sqs` style. Only the donation path names a `permissions` header in the
- * spec, so only it requires one; the others check the client's grant. Every POST (and PUT) row
- * is `idempotent`: it takes the `Idempotency-Key` header (CONTRACT §5).
+ * Quota-sharing rows (CONTRACT §5, spec 4.4, 4.5, 4.8). Every row needs the `tenant` header,
+ * renders errors in the `sqs` style, and requires the `permissions` header naming its published
+ * permission (and the client holding it). Every POST (and PUT) row is `idempotent`: it takes the
+ * `Idempotency-Key` header (CONTRACT §5). The rows of the wider published API are in
+ * `sqs-groups.routes.ts` and `sqs-recurring.routes.ts`; shared shapes in `sqs.shared.ts`.
  */
 
 interface DonationData {
@@ -15,66 +34,6 @@ interface DonationData {
   errorCode: number;
   groupId: string | null;
   recipients: { recipientId: string; errorCode: number }[];
-}
-
-interface GroupData {
-  id: string;
-  ownerId: string;
-  name: string;
-  quotaType: string;
-  created: string;
-  updated: string;
-}
-
-interface RecurringData {
-  id: string;
-  donorId: string;
-  donorPlanId: number;
-  quotaType: string;
-  groupId: string | null;
-  recipients: { recipientId: string; quota: number }[] | null;
-  created: string;
-}
-
-const GROUP_SELECTION = 'id ownerId name quotaType created updated';
-const RECURRING_SELECTION =
-  'id donorId donorPlanId quotaType groupId recipients { recipientId quota } created';
-
-const sqs = { style: 'sqs' as const, tenantHeader: 'required' as const };
-
-/** A quota-sharing row's doc: the CONTRACT section and its grant named in the description. */
-const sqsDoc = (grant: string, doc: Omit<RouteDoc, 'tag'>): RouteDoc => ({
-  tag: 'quota sharing',
-  ...doc,
-  description: `${doc.description ?? ''} Needs the \`${grant}\` grant (CONTRACT §5).`.trim(),
-});
-const ID_PARAM = { id: 'group id' };
-const VALIDATION = { description: 'a field fails validation (each listed)' };
-
-const notFound = (message: string, errorCode: number) => ({ status: 404, body: { message, errorCode } });
-
-/** Group self link. */
-const groupHref = (base: string, id: string) => `${base}/sqs/api/groups/${encodeURIComponent(id)}`;
-
-/** The group body of spec/CONTRACT §5 (`{id, ownerId, name, created, updated}`). */
-const groupBody = (g: GroupData) => ({
-  id: g.id,
-  ownerId: g.ownerId,
-  name: g.name,
-  created: g.created,
-  updated: g.updated,
-});
-
-/** A recurring donation body: `recipients` or `groupId`, whichever it has. */
-function recurringBody(r: RecurringData) {
-  return {
-    id: r.id,
-    donorId: r.donorId,
-    donorPlanId: r.donorPlanId,
-    quotaType: r.quotaType,
-    ...(r.groupId !== null ? { groupId: r.groupId } : { recipients: r.recipients ?? [] }),
-    created: r.created,
-  };
 }
 
 /**
@@ -120,12 +79,12 @@ const donate = defineRoute<{ shareQuota: DonationData }>({
   }),
   permissionHeader: Permission.SQS_DONATION_PERMISSION,
   idempotent: true,
-  document: `mutation ShareQuota($request: JSONObject!, $idempotencyKey: String) {
-    shareQuota(request: $request, idempotencyKey: $idempotencyKey) {
+  document: `mutation ShareQuota($input: DonationInput!, $idempotencyKey: String) {
+    shareQuota(input: $input, idempotencyKey: $idempotencyKey) {
       id errorCode groupId recipients { recipientId errorCode }
     }
   }`,
-  variables: ({ body }) => ({ request: body }),
+  variables: ({ body }) => ({ input: donationInputOf(body, 'invalid donation') }),
   result: ({ shareQuota: d }) => {
     const status = d.recipients.some((r) => r.errorCode !== 0) ? 207 : 200;
     const recipients = d.recipients.map((r) => ({ recipientId: r.recipientId, errorCode: r.errorCode }));
@@ -140,7 +99,6 @@ const createGroup = defineRoute<{ createGroup: GroupData }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/groups',
-  idempotent: true,
   doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
     operationId: 'createGroup',
     summary: 'Create a group',
@@ -152,10 +110,12 @@ const createGroup = defineRoute<{ createGroup: GroupData }>({
       422: { description: 'the owner is not an active subscriber (14)' },
     },
   }),
-  document: `mutation CreateGroup($request: JSONObject!, $idempotencyKey: String) {
-    createGroup(request: $request, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
+  permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
+  idempotent: true,
+  document: `mutation CreateGroup($input: GroupInput!, $idempotencyKey: String) {
+    createGroup(input: $input, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
   }`,
-  variables: ({ body }) => ({ request: body }),
+  variables: ({ body }) => ({ input: groupInputOf(body) }),
   result: ({ createGroup: g }) => ({ status: 201, body: groupBody(g) }),
 });
 
@@ -183,6 +143,7 @@ const getGroup = defineRoute<{
       404: { description: 'group not found (5)' },
     },
   }),
+  permissionHeader: Permission.SQS_GROUP_READ_PERMISSION,
   document: `query Group($id: String!) { group(id: $id) { ${GROUP_SELECTION} members { memberId quota } } }`,
   variables: ({ params }) => ({ id: params.id }),
   result: ({ group: g }, { params }) =>
@@ -190,13 +151,6 @@ const getGroup = defineRoute<{
       ? { status: 200, body: { ...groupBody(g), quotaType: g.quotaType, members: g.members } }
       : notFound(`group ${params.id} not found`, 5),
 });
-
-function pageOf(query: RestInput['query']): number {
-  const raw = optionalQueryString(query, 'page');
-  if (raw === null) return 0;
-  if (!/^\d{1,7}$/.test(raw)) throw invalidField('page', 'must be an integer from 0');
-  return Number(raw);
-}
 
 /**
  * GET /sqs/api/groups?ownerId=|memberId=[&page=]: HAL, `_embedded.groups` 100 per page (from 0),
@@ -221,6 +175,7 @@ const listGroups = defineRoute<{
       412: { description: '`page` is not an integer from 0' },
     },
   }),
+  permissionHeader: Permission.SQS_GROUP_READ_PERMISSION,
   document: `query Groups($ownerId: String, $memberId: String, $page: Int!) {
     groups(ownerId: $ownerId, memberId: $memberId, page: $page) { nodes { ${GROUP_SELECTION} } page size totalElements }
   }`,
@@ -229,35 +184,15 @@ const listGroups = defineRoute<{
     memberId: optionalQueryString(query, 'memberId'),
     page: pageOf(query),
   }),
-  result: ({ groups: g }, { query, baseUrl }) => {
-    const totalPages = Math.ceil(g.totalElements / g.size);
-    const link = (page: number) => {
-      const qs = new URLSearchParams();
-      for (const k of ['ownerId', 'memberId']) {
-        const v = optionalQueryString(query, k);
-        if (v !== null) qs.set(k, v);
-      }
-      qs.set('page', String(page));
-      return { href: `${baseUrl}/sqs/api/groups?${qs.toString()}` };
-    };
-    return {
-      status: 200,
-      body: {
-        _links: {
-          self: link(g.page),
-          ...(g.page + 1 < totalPages ? { next: link(g.page + 1) } : {}),
-          ...(g.page > 0 ? { prev: link(g.page - 1) } : {}),
-        },
-        _embedded: {
-          groups: g.nodes.map((x) => ({
-            ...groupBody(x),
-            _links: { self: { href: groupHref(baseUrl, x.id) } },
-          })),
-        },
-        page: { size: g.size, totalElements: g.totalElements, totalPages, number: g.page },
-      },
-    };
-  },
+  result: ({ groups: g }, { query, baseUrl }) => ({
+    status: 200,
+    body: halPage(
+      { baseUrl, path: '/sqs/api/groups', query, filters: ['ownerId', 'memberId'] },
+      g,
+      'groups',
+      g.nodes.map((x) => ({ ...groupBody(x), _links: { self: { href: groupHref(baseUrl, x.id) } } })),
+    ),
+  }),
 });
 
 /** DELETE /sqs/api/groups/<id>: 204; cancels the group's recurring donation; 404/5. */
@@ -265,12 +200,13 @@ const deleteGroup = defineRoute<{ deleteGroup: boolean }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/groups/:id',
-  doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
+  doc: sqsDoc('SQS_GROUP_DELETE_PERMISSION', {
     operationId: 'deleteGroup',
     summary: 'Delete a group (its recurring donation is cancelled; shared quota stays)',
     params: ID_PARAM,
     responses: { 204: { description: 'deleted' }, 404: { description: 'group not found (5)' } },
   }),
+  permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
   document: 'mutation DeleteGroup($id: String!) { deleteGroup(id: $id) }',
   variables: ({ params }) => ({ id: params.id }),
   result: () => ({ status: 204, body: null }),
@@ -301,11 +237,12 @@ const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: numbe
       },
     },
   }),
+  permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation AddGroupMember($groupId: String!, $request: JSONObject!, $idempotencyKey: String) {
-    addGroupMember(groupId: $groupId, request: $request, idempotencyKey: $idempotencyKey) { memberId quota }
+  document: `mutation AddGroupMember($groupId: String!, $input: GroupMemberInput!, $idempotencyKey: String) {
+    addGroupMember(groupId: $groupId, input: $input, idempotencyKey: $idempotencyKey) { memberId quota }
   }`,
-  variables: ({ params, body }) => ({ groupId: params.id, request: body }),
+  variables: ({ params, body }) => ({ groupId: params.id, input: memberInputOf(body) }),
   result: ({ addGroupMember: m }, { params }) => ({
     status: 201,
     body: { groupId: params.id, memberId: m.memberId, quota: m.quota },
@@ -317,7 +254,7 @@ const removeMember = defineRoute<{ removeGroupMember: boolean }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/groups/:id/members/:memberId',
-  doc: sqsDoc('SQS_GROUP_CREATE_UPDATE_PERMISSION', {
+  doc: sqsDoc('SQS_GROUP_DELETE_PERMISSION', {
     operationId: 'removeGroupMember',
     summary: 'Remove a member',
     params: { ...ID_PARAM, memberId: 'member MSISDN' },
@@ -326,13 +263,18 @@ const removeMember = defineRoute<{ removeGroupMember: boolean }>({
       404: { description: 'group not found (5), not a member (14)' },
     },
   }),
+  permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
   document:
     'mutation RemoveGroupMember($groupId: String!, $memberId: String!) { removeGroupMember(groupId: $groupId, memberId: $memberId) }',
   variables: ({ params }) => ({ groupId: params.id, memberId: params.memberId }),
   result: () => ({ status: 204, body: null }),
 });
 
-/** POST /sqs/api/recurringDonations: 201 with the recurring donation; 404 (7, 8, 5), 409/11, 422 (9, 13, 16). */
+/**
+ * POST /sqs/api/recurringDonations `{donorId, donorPlanId, quotaType, recipients[] | groupId}` or
+ * the published `{donorPlanId, groupId}` (the donor is the group owner): 201 with the recurring
+ * donation; 404 (7, 8, 5), 409/11, 422 (9, 13, 16).
+ */
 const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>({
   ...sqs,
   method: 'POST',
@@ -352,12 +294,13 @@ const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>(
       422: { description: 'plan not recurring (9), too many recipients (13), not shareable (16)' },
     },
   }),
+  permissionHeader: Permission.SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation CreateRecurringDonation($request: JSONObject!, $idempotencyKey: String) {
-    createRecurringDonation(request: $request, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
+  document: `mutation CreateRecurringDonation($input: RecurringDonationInput!, $idempotencyKey: String) {
+    createRecurringDonation(input: $input, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
   }`,
-  variables: ({ body }) => ({ request: body }),
-  result: ({ createRecurringDonation: r }) => ({ status: 201, body: recurringBody(r) }),
+  variables: ({ body }) => ({ input: donationInputOf(body, 'invalid recurring donation') }),
+  result: ({ createRecurringDonation: r }, { baseUrl }) => ({ status: 201, body: recurringBody(r, baseUrl) }),
 });
 
 /** GET /sqs/api/recurringDonations/<id>: 200, or 404 with errorCode 1. */
@@ -378,10 +321,13 @@ const getRecurring = defineRoute<{ recurringDonation: RecurringData | null }>({
       404: { description: 'not found (1)' },
     },
   }),
+  permissionHeader: Permission.SQS_RECURRING_DONATION_READ_PERMISSION,
   document: `query RecurringDonation($id: String!) { recurringDonation(id: $id) { ${RECURRING_SELECTION} } }`,
   variables: ({ params }) => ({ id: params.id }),
-  result: ({ recurringDonation: r }, { params }) =>
-    r ? { status: 200, body: recurringBody(r) } : notFound(`recurring donation ${params.id} not found`, 1),
+  result: ({ recurringDonation: r }, { params, baseUrl }) =>
+    r
+      ? { status: 200, body: recurringBody(r, baseUrl) }
+      : notFound(`recurring donation ${params.id} not found`, 1),
 });
 
 /** DELETE /sqs/api/recurringDonations/<id>: 204, or 404 with errorCode 1. */
@@ -389,12 +335,13 @@ const deleteRecurring = defineRoute<{ deleteRecurringDonation: boolean }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/recurringDonations/:id',
-  doc: sqsDoc('SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION', {
+  doc: sqsDoc('SQS_RECURRING_DONATION_DELETE_PERMISSION', {
     operationId: 'deleteRecurringDonation',
     summary: 'Cancel a recurring donation',
     params: { id: 'recurring donation id' },
     responses: { 204: { description: 'cancelled' }, 404: { description: 'not found (1)' } },
   }),
+  permissionHeader: Permission.SQS_RECURRING_DONATION_DELETE_PERMISSION,
   document: 'mutation DeleteRecurringDonation($id: String!) { deleteRecurringDonation(id: $id) }',
   variables: ({ params }) => ({ id: params.id }),
   result: () => ({ status: 204, body: null }),
@@ -412,4 +359,6 @@ export const SQS_ROUTES = [
   createRecurring,
   getRecurring,
   deleteRecurring,
+  ...SQS_GROUP_ROUTES,
+  ...SQS_RECURRING_ROUTES,
 ] as ReadonlyArray<RestRoute<never>>;

@@ -16,7 +16,9 @@ const quota = integer(
 );
 const serviceId = text('20-character URL-safe id assigned by the service');
 const planId = integer('subscriber plan id (donorPlanId)', { minimum: 1 });
-const time = text('ISO-8601 UTC');
+const time = text('UTC time in the published form 2019-08-07T15:01:58.000+0000', {
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}\\+0000$',
+});
 const errorCode = integer('quota-sharing errorCode (spec 7.2): 0 success');
 
 /** Donation request: explicit recipients, or a group whose members receive their member quota. */
@@ -126,6 +128,12 @@ export const RECURRING_REQUEST = named('RecurringDonationRequest', {
 });
 
 const recurringFields = { id: serviceId, donorId: MSISDN, donorPlanId: planId, quotaType };
+const recurringTail = {
+  planName: text("the plan definition's name"),
+  created: time,
+  updated: time,
+  _links: object({ self: LINK }),
+};
 
 export const RECURRING_DONATION = named('RecurringDonation', {
   oneOf: [
@@ -133,11 +141,11 @@ export const RECURRING_DONATION = named('RecurringDonation', {
       ...object({
         ...recurringFields,
         recipients: { type: 'array', items: object({ recipientId: MSISDN, quota }) },
-        created: time,
+        ...recurringTail,
       }),
       additionalProperties: false,
     },
-    { ...object({ ...recurringFields, groupId: serviceId, created: time }), additionalProperties: false },
+    { ...object({ ...recurringFields, groupId: serviceId, ...recurringTail }), additionalProperties: false },
   ],
 });
 
@@ -147,8 +155,81 @@ const recurringExample = {
   donorPlanId: 456,
   quotaType: 'share',
   recipients: [{ recipientId: '353879876543', quota: 2500000 }],
-  created: '2019-08-07T15:01:58.000Z',
+  planName: 'Family Data 6GB',
+  created: '2019-08-07T15:01:58.000+0000',
+  updated: '2019-08-07T15:01:58.000+0000',
+  _links: { self: { href: 'https://api.example.com/sqs/api/recurringDonations/c3Vic2NyaWJlci1nYXRl' } },
 };
+
+const pageObject = object({
+  size: integer('100'),
+  totalElements: integer('items in all pages'),
+  totalPages: integer('pages'),
+  number: integer('this page, from 0'),
+});
+
+export const RECURRING_PAGE = named(
+  'RecurringDonationPage',
+  object({
+    _links: object({ self: LINK, next: LINK, prev: LINK }, ['next', 'prev']),
+    _embedded: object({ recurringDonations: { type: 'array', items: RECURRING_DONATION } }),
+    page: pageObject,
+  }),
+);
+
+export const GROUP_UPDATE_REQUEST = named(
+  'GroupUpdateRequest',
+  object({
+    id: { ...serviceId, description: "must equal the path's group id" },
+    ownerId: { ...MSISDN_IN, description: "the group's owner (the owner cannot change)" },
+    name: text('1-64 characters, unique per owner'),
+  }),
+);
+
+export const GROUP_UPDATED = named(
+  'GroupUpdated',
+  object({ created: time, updated: time, id: serviceId, ownerId: MSISDN, name: text('group name') }),
+);
+
+const memberOut = object({ memberId: MSISDN, quota });
+
+export const MEMBER_PAGE = named(
+  'MemberPage',
+  object({ _embedded: object({ members: { type: 'array', items: memberOut } }), page: pageObject }),
+);
+
+export const MEMBER_QUOTA = named('MemberQuota', memberOut);
+
+export const BULK_ADD_REQUEST = named(
+  'BulkAddMembersRequest',
+  object({
+    members: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: object({ memberId: MSISDN_IN, quota }),
+      description: '1-100 entries, no memberId twice; all added or updated, or none',
+    },
+  }),
+);
+
+export const BULK_ADD_RESULT = named(
+  'BulkAddMembersResult',
+  object({ members: { type: 'array', items: memberOut, description: 'in request order' } }),
+);
+
+export const BULK_DELETE_REQUEST = named(
+  'BulkDeleteMembersRequest',
+  object({
+    members: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: MSISDN_IN,
+      description: '1-100 MSISDNs; those that are not members are ignored',
+    },
+  }),
+);
 
 export const RECURRING_EXAMPLE = recurringExample;
 
@@ -156,6 +237,6 @@ export const GROUP_EXAMPLE = {
   id: 'Z3JvdXAtaWQtZXhhbXBs',
   ownerId: '353871234567',
   name: 'family',
-  created: '2019-08-07T15:01:58.000Z',
-  updated: '2019-08-07T15:01:58.000Z',
+  created: '2019-08-07T15:01:58.000+0000',
+  updated: '2019-08-07T15:01:58.000+0000',
 };

@@ -167,6 +167,33 @@ describe('processRating / processRefund over HTTP (CONTRACT §4): every return c
     expect(await balanceOf('353871234567')).toBe(before);
   });
 
+  it('GraphQL processRating takes the typed RatingRequestInput: a charge, then a bad field as its return code', async () => {
+    const gql = async (input: unknown) =>
+      (
+        await app.request('POST', '/graphql', {
+          auth: 'Basic ' + Buffer.from('crs:crs-password').toString('base64'),
+          body: {
+            query:
+              'mutation($i: RatingRequestInput!) { processRating(input: $i) { returnCode returnCodeName chargedAmount } }',
+            variables: { i: input },
+          },
+        })
+      ).json() as { data?: { processRating: Record<string, unknown> }; errors?: unknown[] };
+    const before = await balanceOf('353871234567');
+    expect((await gql(ratingBody())).data?.processRating).toEqual({
+      returnCode: 0,
+      returnCodeName: 'SUCCESS',
+      chargedAmount: '0.12',
+    });
+    expect(BigInt(await balanceOf('353871234567'))).toBe(BigInt(before) - 120_000n);
+    expect((await gql(ratingBody({ contentId: 'x'.repeat(65) }))).data?.processRating.returnCode).toBe(2101);
+    expect(
+      (await gql(ratingBody({}, { preRating: { totalPrice: '1.0000001' } }))).data?.processRating.returnCode,
+    ).toBe(2103);
+    // A wrongly typed value is a GraphQL coercion error here (the REST row maps it to its return code).
+    expect((await gql(ratingBody({ contentId: 5 }))).errors).toBeDefined();
+  });
+
   it('2004 is reserved: no request produces it', async () => {
     const res = await rate(ratingBody({ extraParameterString: '<xml/>' }));
     expect(res.json()).toEqual({ returnCode: 0 });

@@ -44,8 +44,8 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
       headers: { tenant: 'acme' },
       body: { query, variables },
     });
-  const SHARE_QUOTA = `mutation($request: JSONObject!, $key: String) {
-    shareQuota(request: $request, idempotencyKey: $key) { id errorCode recipients { recipientId errorCode } }
+  const SHARE_QUOTA = `mutation($input: DonationInput!, $key: String) {
+    shareQuota(input: $input, idempotencyKey: $key) { id errorCode recipients { recipientId errorCode } }
   }`;
 
   /** The answer a keyed repeat must give: the first status and exactly the first body. */
@@ -151,7 +151,7 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
     const rival = await t.app.request('POST', '/sqs/api/groups', {
       auth: basic('rival-admin'),
       json: true,
-      headers: { tenant: 'rival', ...keyed('shared-key') },
+      headers: { tenant: 'rival', permissions: 'SQS_GROUP_CREATE_UPDATE_PERMISSION', ...keyed('shared-key') },
       body: { ownerId: RIVAL_SUB, name: 'Rivals' },
     });
     expect(rival.status).toBe(201);
@@ -226,19 +226,19 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
   it('GraphQL: idempotencyKey replays the same data and shares its keys with REST', async () => {
     const body = gift([[R(0), 100]]);
     const rest = await donate(body, 'both-ways');
-    const viaGraphql = await graphql(SHARE_QUOTA, { request: body, key: 'both-ways' });
+    const viaGraphql = await graphql(SHARE_QUOTA, { input: body, key: 'both-ways' });
     expect(viaGraphql.json()).toEqual({
       data: {
         shareQuota: { id: rest.json().id, errorCode: 0, recipients: [{ recipientId: R(0), errorCode: 0 }] },
       },
     });
-    const fresh = await graphql(SHARE_QUOTA, { request: body, key: 'graphql-only' });
-    expect((await graphql(SHARE_QUOTA, { request: body, key: 'graphql-only' })).json()).toEqual(fresh.json());
+    const fresh = await graphql(SHARE_QUOTA, { input: body, key: 'graphql-only' });
+    expect((await graphql(SHARE_QUOTA, { input: body, key: 'graphql-only' })).json()).toEqual(fresh.json());
     expect(await remainingOf(db(), PLAN.amount)).toBe(REMAINING[PLAN.amount] - 200);
 
-    const reused = await graphql(SHARE_QUOTA, { request: gift([[R(0), 1]]), key: 'both-ways' });
+    const reused = await graphql(SHARE_QUOTA, { input: gift([[R(0), 1]]), key: 'both-ways' });
     expect(reused.json().errors).toMatchObject([{ extensions: { code: 'UNPROCESSABLE', errorCode: 1 } }]);
-    const bad = await graphql(SHARE_QUOTA, { request: body, key: 'two words' });
+    const bad = await graphql(SHARE_QUOTA, { input: body, key: 'two words' });
     expect(bad.json().errors).toMatchObject([
       { extensions: { code: 'BAD_USER_INPUT', fields: [{ field: 'idempotencyKey' }] } },
     ]);

@@ -24,4 +24,32 @@ describe('schema/schema.graphql (CONTRACT §7)', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  it('takes typed inputs: no argument is JSONObject, and every input field is described (issue 11)', async () => {
+    const { buildSchema, getNamedType, isInputObjectType, isObjectType } = await import('graphql');
+    const schema = buildSchema(await printGatewaySchema());
+    const untyped: string[] = [];
+    const undescribed: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      if (isInputObjectType(type))
+        for (const f of Object.values(type.getFields()))
+          if (!f.description) undescribed.push(`${type.name}.${f.name}`);
+      if (!isObjectType(type)) continue;
+      for (const field of Object.values(type.getFields()))
+        for (const arg of field.args)
+          if (getNamedType(arg.type).name === 'JSONObject')
+            untyped.push(`${type.name}.${field.name}(${arg.name})`);
+    }
+    expect(untyped).toEqual([]);
+    expect(undescribed).toEqual([]);
+    for (const name of [
+      'DonationInput',
+      'RecurringDonationInput',
+      'GroupInput',
+      'GroupMemberInput',
+      'GroupUpdateInput',
+    ])
+      expect(isInputObjectType(schema.getType(name))).toBe(true);
+  });
 });

@@ -186,7 +186,7 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
     const res = await t.app.request('POST', '/graphql', {
       auth: SQS_AUTH,
       body: {
-        query: 'mutation($r: JSONObject!){ shareQuota(request: $r) { id } }',
+        query: 'mutation($r: DonationInput!){ shareQuota(input: $r) { id } }',
         variables: { r: withRecipient({ recipientId: R(0), quota: -1 }) },
       },
     });

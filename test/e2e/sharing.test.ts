@@ -342,7 +342,8 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
         id: expect.stringMatching(ID),
         ownerId: DONOR,
         name: 'Family',
-        created: expect.stringMatching(/Z$/),
+        // The published form (CONTRACT §1): UTC, milliseconds, +0000.
+        created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/),
         updated: g.created,
       });
       const dup = await t.sqs.createGroup({ ownerId: DONOR, name: 'Family' });
@@ -375,7 +376,7 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
       const rival = await t.app.request('GET', `/sqs/api/groups/${id}`, {
         as: 'rival-admin',
         json: true,
-        headers: { tenant: 'rival' },
+        headers: { tenant: 'rival', permissions: 'SQS_GROUP_READ_PERMISSION' },
       });
       expect(rival.status).toBe(404);
       const xml = await sqsClient(t.app, { json: false }).call('GET', `/sqs/api/groups/${id}`);
@@ -497,7 +498,10 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
         donorPlanId: PLAN.share,
         quotaType: 'share',
         recipients: [{ recipientId: R(0), quota: 1_000_000 }],
-        created: expect.any(String),
+        planName: 'Share 10GB',
+        created: expect.stringMatching(/\.\d{3}\+0000$/),
+        updated: r.created,
+        _links: { self: { href: `${t.app.url}/sqs/api/recurringDonations/${r.id}` } },
       });
       const dup = await t.sqs.createRecurring({
         donorId: DONOR,
@@ -652,14 +656,14 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
       const create = await t.app.request('POST', '/sqs/api/groups', {
         auth: READER_AUTH,
         json: true,
-        headers: { tenant: 'acme' },
+        headers: { tenant: 'acme', permissions: 'SQS_GROUP_CREATE_UPDATE_PERMISSION' },
         body: { ownerId: DONOR, name: 'x' },
       });
       expect(create.status).toBe(403);
       const read = await t.app.request('GET', `/sqs/api/groups?ownerId=${DONOR}`, {
         auth: READER_AUTH,
         json: true,
-        headers: { tenant: 'acme' },
+        headers: { tenant: 'acme', permissions: 'SQS_GROUP_READ_PERMISSION' },
       });
       expect(read.status).toBe(200);
     });
@@ -738,7 +742,7 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
       const res = await t.app.request('POST', '/graphql', {
         auth: SQS_AUTH,
         body: {
-          query: 'mutation($r: JSONObject!){ shareQuota(request: $r) { id } }',
+          query: 'mutation($r: DonationInput!){ shareQuota(input: $r) { id } }',
           variables: { r: give(PLAN.voice, 'amount', [[R(0), 1]]) },
         },
       });

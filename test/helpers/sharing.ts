@@ -47,6 +47,17 @@ export const REMAINING: Record<number, number> = {
   200: 1000,
 };
 
+/** Every SQS permission (the `sqs` client holds them all). */
+export const SQS_PERMISSIONS = [
+  'SQS_DONATION_PERMISSION',
+  'SQS_GROUP_CREATE_UPDATE_PERMISSION',
+  'SQS_GROUP_READ_PERMISSION',
+  'SQS_GROUP_DELETE_PERMISSION',
+  'SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION',
+  'SQS_RECURRING_DONATION_READ_PERMISSION',
+  'SQS_RECURRING_DONATION_DELETE_PERMISSION',
+];
+
 const sub = (tenant: string, msisdn: string, status: 'active' | 'inactive' | 'suspended' = 'active') => ({
   tenant,
   msisdn,
@@ -130,13 +141,7 @@ export function sharingDataset(): Dataset {
       tenant: 'acme',
       username: 'sqs',
       password: 'sqs-password',
-      permissions: [
-        'SQS_DONATION_PERMISSION',
-        'SQS_GROUP_CREATE_UPDATE_PERMISSION',
-        'SQS_GROUP_READ_PERMISSION',
-        'SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION',
-        'SQS_RECURRING_DONATION_READ_PERMISSION',
-      ] as never,
+      permissions: SQS_PERMISSIONS as never,
     },
     {
       tenant: 'acme',
@@ -177,9 +182,15 @@ export async function grantedFrom(db: Knex, planId: number): Promise<number> {
   return Number(r?.s ?? 0);
 }
 
-/** A REST caller for the SQS paths with the `sqs` client, tenant acme and the donation permission header. */
+/** Every SQS permission, as one `permissions` header value (the header may list several). */
+export const ALL_SQS_PERMISSIONS = SQS_PERMISSIONS.join(', ');
+
+/**
+ * A REST caller for the SQS paths with the `sqs` client, tenant acme and a `permissions` header
+ * naming every SQS permission (each path requires the header to name its own).
+ */
 export function sqsClient(app: TestApp, opts: { json?: boolean } = { json: true }) {
-  const headers = { tenant: 'acme', permissions: 'SQS_DONATION_PERMISSION' };
+  const headers = { tenant: 'acme', permissions: ALL_SQS_PERMISSIONS };
   const call = (
     method: string,
     path: string,

@@ -72,8 +72,8 @@ describe('REST rows and Idempotency-Key', () => {
       style: 'sqs',
       tenantHeader: 'required',
       idempotent: true,
-      document: 'mutation($request: JSONObject!) { createGroup(request: $request) { id } }',
-      variables: ({ body }) => ({ request: body }),
+      document: 'mutation($input: GroupInput!) { createGroup(input: $input) { id } }',
+      variables: ({ body }) => ({ input: body }),
       result: () => ({ status: 201, body: null }),
     });
     expect(() => compileRoutes([row], schema)).toThrow(

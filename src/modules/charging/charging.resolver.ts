@@ -1,4 +1,3 @@
-import { JSONObjectResolver } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { BadUserInputError } from '../../errors';
@@ -6,6 +5,7 @@ import { GatewayContext, callerOf } from '../../graphql/context';
 import { Subscriber } from '../subscribers/subscriber.store';
 import { RatingOutcome } from './charging.service';
 import { ChargeRow, RatingRow } from './charging.store';
+import { RatingRequestInputType } from './rating.inputs';
 import { returnCodeName } from './return-codes';
 import {
   ChargeConnectionType,
@@ -50,8 +50,8 @@ const toRating = (r: RatingRow): RatingType => ({
   tax: r.tax.toString(),
 });
 
-const REQUEST_DOC =
-  'The request body of the legacy path (spec 2.4): {msisdn, ratingParams: {msisdn, operationId, contentId, contentDescription, lookup: {providerId, applicationId, serviceId, originId, bundleId}, preRating?: {totalPrice, retailPrice, calculatedTax, calculatedPromo, downloadFeeWot}}}; amounts are decimal strings. Fields of the wrong type give their return code, as over REST.';
+const INPUT_DOC =
+  'The request (spec 2.4); amounts are decimal strings. Missing or invalid fields give their return code, as over REST.';
 
 /** Charging operations and reads (CONTRACT §4); the rules live in ChargingService. */
 @Resolver(() => SubscriberType)
@@ -61,10 +61,10 @@ export class ChargingResolver {
     description: 'Rates and charges a subscriber account exactly once per operationId. Needs CRS_RATING.',
   })
   async processRating(
-    @Arg('request', () => JSONObjectResolver, { description: REQUEST_DOC }) request: Record<string, unknown>,
+    @Arg('input', () => RatingRequestInputType, { description: INPUT_DOC }) input: RatingRequestInputType,
     @Ctx() ctx: GatewayContext,
   ) {
-    return toResult(await ctx.services.charging.processRating(callerOf(ctx), request));
+    return toResult(await ctx.services.charging.processRating(callerOf(ctx), input));
   }
 
   @Authorized(Permission.CRS_REFUND)
@@ -73,10 +73,10 @@ export class ChargingResolver {
       'Credits back the successful charge with the same operationId and msisdn, once. Needs CRS_REFUND.',
   })
   async processRefund(
-    @Arg('request', () => JSONObjectResolver, { description: REQUEST_DOC }) request: Record<string, unknown>,
+    @Arg('input', () => RatingRequestInputType, { description: INPUT_DOC }) input: RatingRequestInputType,
     @Ctx() ctx: GatewayContext,
   ) {
-    return toResult(await ctx.services.charging.processRefund(callerOf(ctx), request));
+    return toResult(await ctx.services.charging.processRefund(callerOf(ctx), input));
   }
 
   @Authorized(Permission.CRS_RATING)

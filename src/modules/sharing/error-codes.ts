@@ -9,7 +9,8 @@
  * - 10 reserved: this service has no charging-group owners, so it never produces it;
  * - 11 a recurring donation exists for the plan (409); 12 recipient or member not a subscriber;
  * - 13 more distinct recipients in the plan's period than `maxRecipients` (422);
- * - 14 a subscriber that is not active, an unknown group owner (422), a member not in the group (404);
+ * - 14 a subscriber that is not active (a donor 422, a recipient per recipient, a member set by a
+ *   PUT row 422), an unknown group owner (422), a member not in the group (404);
  * - 15 the donor plan's `remaining` does not cover the quota (per recipient);
  * - 16 donor plan not shareable (422).
  */

@@ -36,7 +36,7 @@ export interface RecipientsDonationRequest {
 /** A donation or recurring donation to a group's members (spec 4.5). */
 export interface GroupDonationRequest {
   form: 'group';
-  /** Only the recurring form requires it; the donation form takes the group owner. */
+  /** Optional: the donor is the group owner; when given it must be the owner. */
   donorId: string | null;
   donorPlanId: number;
   /** Defaults to the group's quota type. */
@@ -60,20 +60,41 @@ export interface MemberRequest {
   quota: number;
 }
 
-type Json = Record<string, unknown>;
+/** A JSON object body. */
+export type Json = Record<string, unknown>;
 type JsonType = 'string' | 'number' | 'array' | 'object';
 
-function jsonTypeOf(v: unknown): string {
+/** `null`, `array`, or the `typeof` of a JSON value. */
+export function jsonTypeOf(v: unknown): string {
   if (v === null) return 'null';
   return Array.isArray(v) ? 'array' : typeof v;
 }
 
-/** Collects type (400) and validation (412) problems, then throws the stronger one. */
-class Checker {
+/**
+ * What is wrong with a quota for a quota type, or null: an integer, 0..10^7 for `share`,
+ * 1..2^53-1 for `amount`, a non-negative integer when the type is not known yet.
+ */
+export function quotaProblem(v: number, type: ShareQuotaType | undefined): string | null {
+  if (!Number.isSafeInteger(v)) return 'must be an integer';
+  if (type === 'share' && (v < 0 || v > SHARE_QUOTA_MAX))
+    return `share quota must be 0-${SHARE_QUOTA_MAX} (percent x 100000)`;
+  if (type === 'amount' && v <= 0) return 'amount quota must be greater than 0';
+  if (v < 0) return 'must not be negative';
+  return null;
+}
+
+/**
+ * Collects type (400) and validation (412) problems of a JSON body, then throws the stronger
+ * one. The REST rows of the wider SQS API use it to map legacy bodies onto typed inputs.
+ */
+export class Checker {
   private readonly typeErrors: FieldError[] = [];
   private readonly invalid: FieldError[] = [];
 
-  /** The value at `field` when it has `type`; undefined (and a note) when missing or mistyped. */
+  /**
+   * The value at `field` when it has `type`; undefined (and a note) when missing (412 when
+   * `required`) or mistyped (400).
+   */
   read(obj: Json, key: string, type: JsonType, field = key, required = true): unknown {
     const v = obj[key];
     if (v === undefined || v === null) {
@@ -87,23 +108,27 @@ class Checker {
     return v;
   }
 
+  /** Notes a validation failure (412) on `field`. */
   fail(field: string, description: string): undefined {
     this.invalid.push({ field, description });
     return undefined;
   }
 
+  /** A string field holding an MSISDN, canonical; undefined (and a note) otherwise. */
   msisdn(obj: Json, key: string, field = key, required = true): string | undefined {
     const v = this.read(obj, key, 'string', field, required);
     if (v === undefined) return undefined;
     return normalizeMsisdn(v) ?? this.fail(field, MSISDN_RULE);
   }
 
+  /** A positive integer plan id. */
   planId(obj: Json, key: string): number | undefined {
     const v = this.read(obj, key, 'number') as number | undefined;
     if (v === undefined) return undefined;
     return Number.isSafeInteger(v) && v > 0 ? v : this.fail(key, 'must be a positive integer');
   }
 
+  /** `amount` or `share`. */
   quotaType(obj: Json, required: boolean): ShareQuotaType | undefined {
     const v = this.read(obj, 'quotaType', 'string', 'quotaType', required);
     if (v === undefined) return undefined;
@@ -114,14 +139,19 @@ class Checker {
   quota(obj: Json, field: string, type: ShareQuotaType | undefined): number | undefined {
     const v = this.read(obj, 'quota', 'number', field) as number | undefined;
     if (v === undefined) return undefined;
-    if (!Number.isSafeInteger(v)) return this.fail(field, 'must be an integer');
-    if (type === 'share' && (v < 0 || v > SHARE_QUOTA_MAX))
-      return this.fail(field, `share quota must be 0-${SHARE_QUOTA_MAX} (percent x 100000)`);
-    if (type === 'amount' && v <= 0) return this.fail(field, 'amount quota must be greater than 0');
-    if (v < 0) return this.fail(field, 'must not be negative');
-    return v;
+    const problem = quotaProblem(v, type);
+    return problem === null ? v : this.fail(field, problem);
   }
 
+  /** A group name: 1-{@link GROUP_NAME_MAX} characters, not blank. */
+  groupName(obj: Json): string | undefined {
+    const name = this.read(obj, 'name', 'string') as string | undefined;
+    if (name !== undefined && (name.trim() === '' || name.length > GROUP_NAME_MAX))
+      return this.fail('name', `must be 1-${GROUP_NAME_MAX} characters, not blank`);
+    return name;
+  }
+
+  /** An id this service issued (1-64 URL-safe characters). */
   id(obj: Json, key: string): string | undefined {
     const v = this.read(obj, key, 'string') as string | undefined;
     if (v === undefined) return undefined;
@@ -170,8 +200,8 @@ function recipientsOf(c: Checker, body: Json, type: ShareQuotaType | undefined):
 
 /**
  * Parses a donation body (spec 4.4/4.5) or a recurring donation body (CONTRACT §5). With
- * `groupId` the body is the group form (`donorPlanId`, `groupId`; `donorId` required only when
- * `recurring`); otherwise `donorId`, `donorPlanId`, `quotaType` and a non-empty `recipients[]` of
+ * `groupId` the body is the group form (`donorPlanId`, `groupId`, optional `donorId`: the donor
+ * is the group owner, published form); otherwise `donorId`, `donorPlanId`, `quotaType` and a non-empty `recipients[]` of
  * distinct `recipientId`s with integer quotas are required.
  * @throws BadUserInputError 400 (wrong JSON type) or 412 (missing, out of range, duplicate).
  */
@@ -182,7 +212,8 @@ export function parseDonationRequest(body: unknown, recurring = false): Donation
   if (obj.groupId !== undefined && obj.groupId !== null) {
     const groupId = c.id(obj, 'groupId');
     const donorPlanId = c.planId(obj, 'donorPlanId');
-    const donorId = c.msisdn(obj, 'donorId', 'donorId', recurring);
+    // Optional in both forms: the donor is the group owner (published `{donorPlanId, groupId}`).
+    const donorId = c.msisdn(obj, 'donorId', 'donorId', false);
     const quotaType = c.quotaType(obj, false);
     if (obj.recipients !== undefined && obj.recipients !== null)
       c.fail('recipients', 'give recipients or groupId, not both');
@@ -217,12 +248,24 @@ export function parseGroupRequest(body: unknown): GroupRequest {
   const c = new Checker();
   const obj = (jsonTypeOf(body) === 'object' ? body : {}) as Json;
   const ownerId = c.msisdn(obj, 'ownerId');
-  let name = c.read(obj, 'name', 'string') as string | undefined;
-  if (name !== undefined && (name.trim() === '' || name.length > GROUP_NAME_MAX))
-    name = c.fail('name', `must be 1-${GROUP_NAME_MAX} characters, not blank`);
+  const name = c.groupName(obj);
   const quotaType = c.quotaType(obj, false) ?? 'share';
   c.done('invalid group');
   return { ownerId: ownerId!, name: name!, quotaType };
+}
+
+/**
+ * Parses `PUT /sqs/api/groups/<id>` `{id, ownerId, name}` (`GroupUpdateInput`), all required.
+ * @throws BadUserInputError 400 (wrong JSON type) or 412 (missing or invalid), naming each field.
+ */
+export function parseGroupUpdate(body: unknown): { id: string; ownerId: string; name: string } {
+  const c = new Checker();
+  const obj = (jsonTypeOf(body) === 'object' ? body : {}) as Json;
+  const id = c.read(obj, 'id', 'string') as string | undefined;
+  const ownerId = c.msisdn(obj, 'ownerId');
+  const name = c.groupName(obj);
+  c.done('invalid group');
+  return { id: id!, ownerId: ownerId!, name: name! };
 }
 
 /**

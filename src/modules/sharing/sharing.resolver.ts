@@ -1,9 +1,15 @@
-import { JSONObjectResolver } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { domainErrorOf } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { sqsCodeName } from './error-codes';
+import {
+  DonationInputType,
+  GroupInputType,
+  GroupMemberInputType,
+  RecurringDonationInputType,
+} from './sharing.inputs';
+import { MEMBER_PAGE_SIZE, checkPage } from './group.service';
 import { SharingLoaders } from './sharing.service';
 import {
   AllowanceRow,
@@ -23,6 +29,7 @@ import {
   PlanDefinitionInputType,
   PlanDefinitionType,
   PlanRenewalType,
+  RecurringDonationPageType,
   RecurringDonationType,
   SubscriberPlanInputType,
   SubscriberPlanType,
@@ -82,7 +89,9 @@ export const view = {
     quotaType: r.quotaType,
     groupId: r.groupId,
     recipients: r.recipients,
+    planName: r.planName ?? null,
     created: iso(r.createdAt),
+    updated: iso(r.createdAt),
   }),
 };
 
@@ -103,11 +112,11 @@ const IDEMPOTENCY_KEY_DOC =
   'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only committed results are remembered: after a refusal or a failure the key is free again.';
 
 /** The optional `idempotencyKey` argument of the quota-sharing writes. */
-const idempotencyKeyArg = () =>
+export const idempotencyKeyArg = () =>
   Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC });
 
-const BODY_DOC = (shape: string) =>
-  `The request body of the legacy path: ${shape}. Wrongly typed fields are rejected (HTTP 400 over REST), missing or out-of-range ones name their field (412), as over REST.`;
+const INPUT_DOC =
+  'Missing or out-of-range fields are refused naming each (BAD_USER_INPUT with `fields`; over REST 412), as the legacy path does.';
 
 /** Quota-sharing operations and reads (CONTRACT §5, §7); the rules live in SharingService. */
 @Resolver(() => GroupType)
@@ -118,16 +127,12 @@ export class SharingResolver {
       "Shares quota of a donor plan with explicit recipients or with a group's members (spec 4.4/4.5). Per-recipient outcomes are data (errorCode); refusals of the whole request are errors with extensions.errorCode. Needs SQS_DONATION_PERMISSION.",
   })
   async shareQuota(
-    @Arg('request', () => JSONObjectResolver, {
-      description: BODY_DOC(
-        '{donorId, donorPlanId, quotaType, recipients: [{recipientId, quota}]} or {donorPlanId, groupId}',
-      ),
-    })
-    request: Record<string, unknown>,
+    @Arg('input', () => DonationInputType, { description: `The donation. ${INPUT_DOC}` })
+    input: DonationInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), request, idempotencyKey));
+    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_DONATION_PERMISSION)
@@ -203,14 +208,11 @@ export class SharingResolver {
       'Creates a group (owner+name unique: CONFLICT, errorCode 2). Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.',
   })
   async createGroup(
-    @Arg('request', () => JSONObjectResolver, {
-      description: BODY_DOC('{ownerId, name, quotaType?} (quotaType `share` by default)'),
-    })
-    request: Record<string, unknown>,
+    @Arg('input', () => GroupInputType, { description: `The group. ${INPUT_DOC}` }) input: GroupInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), request, idempotencyKey));
+    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_GROUP_READ_PERMISSION)
@@ -244,15 +246,31 @@ export class SharingResolver {
     return { nodes: r.rows.map(view.group), page: r.page, size: r.size, totalElements: r.total };
   }
 
-  @FieldResolver(() => [GroupMemberType], { description: 'Members in joining order (batched).' })
-  async members(@Root() group: GroupType, @Ctx() ctx: GatewayContext) {
-    return (await loaders(ctx).members.load(group.id)).map(view.member);
+  @FieldResolver(() => [GroupMemberType], {
+    description:
+      'Members in joining order (batched): all of them, or with `page` that page of 100 (published `GET /sqs/api/groups/<id>/members?page=`).',
+  })
+  async members(
+    @Root() group: GroupType,
+    @Arg('page', () => Int, { nullable: true, description: 'Page number, from 0; absent: every member.' })
+    page: number | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    const all = await loaders(ctx).members.load(group.id);
+    if (page === null || page === undefined) return all.map(view.member);
+    checkPage(page);
+    return all.slice(page * MEMBER_PAGE_SIZE, (page + 1) * MEMBER_PAGE_SIZE).map(view.member);
   }
 
-  @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
+  @FieldResolver(() => Int, { description: 'How many members the group has (batched).' })
+  async memberCount(@Root() group: GroupType, @Ctx() ctx: GatewayContext) {
+    return (await loaders(ctx).members.load(group.id)).length;
+  }
+
+  @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
   @Mutation(() => Boolean, {
     description:
-      'Deletes a group and cancels its recurring donation; quota already shared stays. Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.',
+      'Deletes a group and cancels its recurring donation; quota already shared stays. Needs SQS_GROUP_DELETE_PERMISSION.',
   })
   async deleteGroup(
     @Arg('id', () => String, { description: 'Group id.' }) id: string,
@@ -269,16 +287,16 @@ export class SharingResolver {
   })
   async addGroupMember(
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
-    @Arg('request', () => JSONObjectResolver, { description: BODY_DOC('{memberId, quota}') })
-    request: Record<string, unknown>,
+    @Arg('input', () => GroupMemberInputType, { description: `The member. ${INPUT_DOC}` })
+    input: GroupMemberInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, request, idempotencyKey));
+    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, input, idempotencyKey));
   }
 
-  @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
-  @Mutation(() => Boolean, { description: 'Removes a member. Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.' })
+  @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
+  @Mutation(() => Boolean, { description: 'Removes a member. Needs SQS_GROUP_DELETE_PERMISSION.' })
   async removeGroupMember(
     @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
     @Arg('memberId', () => String, { description: 'Member MSISDN.' }) memberId: string,
@@ -294,16 +312,12 @@ export class SharingResolver {
       'Sets up the donation a plan executes at every renewal (plan not recurring 9, one per plan 11). Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
   })
   async createRecurringDonation(
-    @Arg('request', () => JSONObjectResolver, {
-      description: BODY_DOC(
-        '{donorId, donorPlanId, quotaType, recipients: [{recipientId, quota}]} or {donorId, donorPlanId, groupId}',
-      ),
-    })
-    request: Record<string, unknown>,
+    @Arg('input', () => RecurringDonationInputType, { description: `The recurring donation. ${INPUT_DOC}` })
+    input: RecurringDonationInputType,
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), request, idempotencyKey));
+    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), input, idempotencyKey));
   }
 
   @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)
@@ -319,9 +333,30 @@ export class SharingResolver {
     return r ? view.recurring(r) : null;
   }
 
-  @Authorized(Permission.SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION)
+  @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)
+  @Query(() => RecurringDonationPageType, {
+    description:
+      "A donor's and/or a group's recurring donations, oldest first, 100 per page (published `GET /sqs/api/recurringDonations`). Give donorId, groupId or both. Needs SQS_RECURRING_DONATION_READ_PERMISSION.",
+  })
+  async recurringDonations(
+    @Arg('donorId', () => String, { nullable: true, description: 'Donor MSISDN.' })
+    donorId: string | null | undefined,
+    @Arg('groupId', () => String, { nullable: true, description: 'Group id.' })
+    groupId: string | null | undefined,
+    @Arg('page', () => Int, { defaultValue: 0, description: 'Page number, from 0.' }) page: number,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<RecurringDonationPageType> {
+    const r = await ctx.services.sharing.recurringDonations(
+      callerOf(ctx),
+      { donorId: donorId ?? null, groupId: groupId ?? null },
+      page,
+    );
+    return { nodes: r.rows.map(view.recurring), page: r.page, size: r.size, totalElements: r.total };
+  }
+
+  @Authorized(Permission.SQS_RECURRING_DONATION_DELETE_PERMISSION)
   @Mutation(() => Boolean, {
-    description: 'Cancels a recurring donation. Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
+    description: 'Cancels a recurring donation. Needs SQS_RECURRING_DONATION_DELETE_PERMISSION.',
   })
   async deleteRecurringDonation(
     @Arg('id', () => String, { description: 'Recurring donation id.' }) id: string,

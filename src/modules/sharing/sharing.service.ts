@@ -1,14 +1,11 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
 import { isUniqueViolation, lockingTransaction, retryingTransaction } from '../../db/knex';
-import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
-import { remainingMs } from '../../lib/request-scope';
 import {
   BadUserInputError,
   ConflictError,
   DomainError,
   NotFoundError,
-  ServiceUnavailableError,
   UnprocessableError,
   domainErrorOf,
   invalidField,
@@ -20,13 +17,14 @@ import { Logger } from '../../logger';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
 import { SqsCode, SqsCodeValue } from './error-codes';
+import { GroupService, checkPage } from './group.service';
+import { SharingLanes } from './lanes';
 import {
   DonationRequest,
   RecipientQuota,
   SHARE_QUOTA_MAX,
   parseDonationRequest,
   parseGroupRequest,
-  parseMemberRequest,
   parseMsisdnParam,
 } from './sharing-request';
 import {
@@ -49,11 +47,11 @@ import {
   findSubscriberPlan,
   insertDonation,
   insertGroup,
-  insertMember,
   insertRecurring,
   listAllowances,
   listGroups,
   listPlanDefinitions,
+  listRecurring,
   listSubscriberPlans,
   lockSubscribers,
   membersOf,
@@ -85,6 +83,9 @@ export interface SharingLoaders {
 
 /** Groups per page of `GET /sqs/api/groups` (CONTRACT §5). */
 export const GROUP_PAGE_SIZE = 100;
+
+/** Recurring donations per page of `GET /sqs/api/recurringDonations` (published). */
+export const RECURRING_PAGE_SIZE = 100;
 
 /** The outcome of a plan renewal: the renewed plan and the recurring donation it executed, if any. */
 export interface RenewalOutcome {
@@ -128,8 +129,8 @@ export function overallCode(codes: number[]): number {
  * renders; per-recipient outcomes are data.
  */
 export class SharingService {
-  /** One write per donor plan or group at a time holds a connection (see oneAtATime). */
-  private readonly bulkhead = new KeyedBulkhead(1);
+  /** Groups and members; shares this service's lanes. */
+  readonly groupService: GroupService;
 
   constructor(
     private readonly db: Knex,
@@ -137,7 +138,11 @@ export class SharingService {
     private readonly limits: SharingLimits,
     private readonly logger: Logger,
     private readonly idempotency: IdempotencyService,
-  ) {}
+    /** One write per donor plan or group at a time holds a connection. */
+    private readonly lanes = new SharingLanes(),
+  ) {
+    this.groupService = new GroupService(db, clock, limits, idempotency, lanes);
+  }
 
   /**
    * `POST /sqs/api/donations` in either form (spec 4.4/4.5). Checks in order: body (400/412),
@@ -150,30 +155,15 @@ export class SharingService {
    * @throws BadUserInputError, NotFoundError, UnprocessableError as above; ConflictError and
    *   UnprocessableError (errorCode 1) for a key in flight or reused.
    */
-  donate(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<DonationRow> {
-    const request = parseDonationRequest(body);
-    return this.oneAtATime(`${caller.tenantId}:plan:${request.donorPlanId}`, () =>
+  donate(caller: SharingCaller, input: unknown, idempotencyKey?: string | null): Promise<DonationRow> {
+    const request = parseDonationRequest(input);
+    return this.lanes.oneAtATime(SharingLanes.plan(caller.tenantId, request.donorPlanId), () =>
       this.idempotency.run(
-        { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: body },
+        { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: input },
         (scope) => lockingTransaction(this.db, scope),
         (trx) => this.execute(trx, caller.tenantId, request, null),
       ),
     );
-  }
-
-  /**
-   * Bulkhead (issue 10): one write per donor plan or group at a time holds a pooled connection
-   * in this process; the others wait off the pool until the request's deadline, so a locked or
-   * hot plan cannot starve requests for other plans.
-   * @throws ServiceUnavailableError (`timeout`, HTTP 503) when the turn did not come in time.
-   */
-  private async oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await this.bulkhead.run(key, remainingMs(), fn);
-    } catch (err) {
-      if (err instanceof BulkheadTimeoutError) throw new ServiceUnavailableError('timeout');
-      throw err;
-    }
   }
 
   /** Executes a parsed donation inside `trx`; see {@link donate}. */
@@ -313,10 +303,10 @@ export class SharingService {
    * 422/14); owner+name taken 409/2. `idempotencyKey` as for {@link donate}.
    * @throws BadUserInputError (400/412), UnprocessableError, ConflictError.
    */
-  createGroup(caller: SharingCaller, body: unknown, idempotencyKey?: string | null): Promise<GroupRow> {
-    const g = parseGroupRequest(body);
+  createGroup(caller: SharingCaller, input: unknown, idempotencyKey?: string | null): Promise<GroupRow> {
+    const g = parseGroupRequest(input);
     return this.idempotency.run(
-      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'createGroup', request: body },
+      { tenantId: caller.tenantId, key: idempotencyKey, operation: 'createGroup', request: input },
       (scope) => retryingTransaction(this.db, scope),
       async (trx) => {
         if (!(await findSubscriber(trx, caller.tenantId, g.ownerId)))
@@ -371,8 +361,7 @@ export class SharingService {
   ): Promise<{ rows: GroupRow[]; total: number; page: number; size: number }> {
     if (by.ownerId === null && by.memberId === null)
       throw sqsError.invalid('ownerId', 'give ownerId or memberId');
-    if (!Number.isSafeInteger(page) || page < 0 || page > 1_000_000)
-      throw sqsError.invalid('page', 'must be an integer from 0');
+    checkPage(page);
     const ownerMsisdn = by.ownerId === null ? undefined : parseMsisdnParam(by.ownerId, 'ownerId');
     const memberMsisdn = by.memberId === null ? undefined : parseMsisdnParam(by.memberId, 'memberId');
     const r = await listGroups(
@@ -405,60 +394,11 @@ export class SharingService {
   addMember(
     caller: SharingCaller,
     groupId: string,
-    body: unknown,
+    input: unknown,
     idempotencyKey?: string | null,
   ): Promise<MemberRow> {
-    parseMemberRequest(body, undefined);
-    return this.oneAtATime(`${caller.tenantId}:group:${groupId}`, () =>
-      this.idempotency.run(
-        {
-          tenantId: caller.tenantId,
-          key: idempotencyKey,
-          operation: 'addGroupMember',
-          request: { groupId, body },
-        },
-        (scope) => lockingTransaction(this.db, scope),
-        async (trx) => {
-          const group = await findGroup(trx, caller.tenantId, groupId, true);
-          if (!group) throw sqsError.groupNotFound(groupId);
-          const m = parseMemberRequest(body, group.quotaType ?? 'share');
-          if (m.memberId === group.ownerMsisdn)
-            throw sqsError.unprocessable(SqsCode.OWNER_AS_MEMBER, 'the group owner cannot be a member');
-          if (!(await findSubscriber(trx, caller.tenantId, m.memberId)))
-            throw sqsError.unprocessable(
-              SqsCode.RECIPIENT_NOT_FOUND,
-              `member ${m.memberId} is not a subscriber`,
-            );
-          const members = await membersOf(trx, [group.id]);
-          if (members.some((x) => x.memberMsisdn === m.memberId))
-            throw sqsError.conflict(
-              SqsCode.GENERAL,
-              `${m.memberId} is already a member of group ${group.id}`,
-            );
-          if (members.length >= this.limits.maxGroupSize)
-            throw sqsError.unprocessable(
-              SqsCode.GROUP_SIZE_EXCEEDED,
-              `group ${group.id} has ${this.limits.maxGroupSize} members`,
-            );
-          if (
-            group.quotaType !== 'amount' &&
-            members.reduce((s, x) => s + x.quota, m.quota) > SHARE_QUOTA_MAX
-          )
-            throw sqsError.unprocessable(
-              SqsCode.GROUP_QUOTA_EXCEEDED,
-              'member share quotas would exceed 100%',
-            );
-          const row: MemberRow = {
-            groupId: group.id,
-            memberMsisdn: m.memberId,
-            quota: m.quota,
-            createdAt: this.clock.nowMs(),
-          };
-          await insertMember(trx, row);
-          return row;
-        },
-      ),
-    );
+    const opts = { mode: 'add' as const, operation: 'addGroupMember', request: { groupId, body: input } };
+    return this.groupService.putMember(caller, groupId, input, opts, idempotencyKey);
   }
 
   /**
@@ -481,25 +421,27 @@ export class SharingService {
    */
   createRecurring(
     caller: SharingCaller,
-    body: unknown,
+    input: unknown,
     idempotencyKey?: string | null,
   ): Promise<RecurringRow> {
-    const r = parseDonationRequest(body, true);
+    const r = parseDonationRequest(input, true);
     return this.idempotency.run(
       {
         tenantId: caller.tenantId,
         key: idempotencyKey,
         operation: 'createRecurringDonation',
-        request: body,
+        request: input,
       },
       (scope) => lockingTransaction(this.db, scope),
       async (trx) => {
         const locked = await findSubscriberPlan(trx, caller.tenantId, r.donorPlanId, true);
-        const donorId = r.donorId!;
+        // Published group form `{donorPlanId, groupId}`: the donor is the group owner.
+        const group = r.form === 'group' ? await findGroup(trx, caller.tenantId, r.groupId) : undefined;
+        if (r.form === 'group' && r.donorId === null && !group) throw sqsError.groupNotFound(r.groupId);
+        const donorId = r.donorId ?? group!.ownerMsisdn;
         const { plan } = await this.donorOf(trx, caller.tenantId, donorId, locked, r.donorPlanId);
         let quotaType = plan.definition.shareQuotaType;
         if (r.form === 'group') {
-          const group = await findGroup(trx, caller.tenantId, r.groupId);
           if (!group) throw sqsError.groupNotFound(r.groupId);
           if (group.ownerMsisdn !== donorId)
             throw sqsError.invalid('groupId', 'must be a group the donor owns');
@@ -524,6 +466,7 @@ export class SharingService {
           groupId: r.form === 'group' ? r.groupId : null,
           recipients: r.form === 'recipients' ? r.recipients : null,
           createdAt: this.clock.nowMs(),
+          planName: plan.definition.name,
         };
         const exists = () =>
           sqsError.conflict(SqsCode.RECURRING_EXISTS, `plan ${plan.id} already has a recurring donation`);
@@ -547,6 +490,31 @@ export class SharingService {
     const r = await findRecurring(this.db, caller.tenantId, { id });
     if (!r) throw sqsError.recurringNotFound(id);
     return r;
+  }
+
+  /**
+   * `GET /sqs/api/recurringDonations?donorId=&groupId=`: a donor's and/or a group's recurring
+   * donations, oldest first, page `page` (0-based) of {@link RECURRING_PAGE_SIZE}.
+   * @throws BadUserInputError 412 when neither is given (on `donorId`), `donorId` is not an
+   *   MSISDN, or `page` is not 0-1000000.
+   */
+  async recurringDonations(
+    caller: SharingCaller,
+    by: { donorId: string | null; groupId: string | null },
+    page: number,
+  ): Promise<{ rows: RecurringRow[]; total: number; page: number; size: number }> {
+    if (by.donorId === null && by.groupId === null)
+      throw sqsError.invalid('donorId', 'give donorId or groupId');
+    checkPage(page);
+    const donorMsisdn = by.donorId === null ? undefined : parseMsisdnParam(by.donorId, 'donorId');
+    const r = await listRecurring(
+      this.db,
+      caller.tenantId,
+      { donorMsisdn, groupId: by.groupId ?? undefined },
+      page * RECURRING_PAGE_SIZE,
+      RECURRING_PAGE_SIZE,
+    );
+    return { ...r, page, size: RECURRING_PAGE_SIZE };
   }
 
   /** Per-request DataLoaders (CONTRACT §7): group members and plans' recurring donations. */

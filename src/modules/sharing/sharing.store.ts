@@ -59,6 +59,8 @@ export interface RecurringRow {
   groupId: string | null;
   recipients: { recipientId: string; quota: number }[] | null;
   createdAt: number;
+  /** The donor plan's definition name (read only; null if the plan is gone). */
+  planName?: string | null;
 }
 
 /** A donation and its per-recipient results. */
@@ -524,7 +526,17 @@ const toRecurring = (r: Record<string, unknown>): RecurringRow => ({
   groupId: (r.group_id as string | null) ?? null,
   recipients: r.recipients ? (JSON.parse(String(r.recipients)) as RecurringRow['recipients']) : null,
   createdAt: num(r.created_at),
+  planName: (r.plan_name as string | null) ?? null,
 });
+
+/** A tenant's recurring donations with their plan definition's name (`planName`). */
+function recurringQuery(db: Knex, tenantId: number) {
+  return db('recurring_donations as r')
+    .leftJoin('subscriber_plans as p', 'p.id', 'r.donor_plan_id')
+    .leftJoin('plan_definitions as d', 'd.id', 'p.plan_definition_id')
+    .select('r.*', 'd.name as plan_name')
+    .where('r.tenant_id', tenantId);
+}
 
 /** Inserts a recurring donation (the unique key rejects a second one for the plan). */
 export async function insertRecurring(db: Knex, r: RecurringRow): Promise<void> {
@@ -546,9 +558,9 @@ export async function findRecurring(
   tenantId: number,
   by: { id?: string; donorPlanId?: number },
 ): Promise<RecurringRow | undefined> {
-  const q = db('recurring_donations').select('*').where({ tenant_id: tenantId });
-  if (by.id !== undefined) q.andWhere({ id: by.id });
-  if (by.donorPlanId !== undefined) q.andWhere({ donor_plan_id: by.donorPlanId });
+  const q = recurringQuery(db, tenantId);
+  if (by.id !== undefined) q.andWhere('r.id', by.id);
+  if (by.donorPlanId !== undefined) q.andWhere('r.donor_plan_id', by.donorPlanId);
   const r = await q.first();
   return r ? toRecurring(r) : undefined;
 }
@@ -565,10 +577,32 @@ export async function recurringByPlanIds(
   planIds: readonly number[],
 ): Promise<RecurringRow[]> {
   if (!planIds.length) return [];
-  return (
-    await db('recurring_donations')
-      .select('*')
-      .where({ tenant_id: tenantId })
-      .whereIn('donor_plan_id', [...planIds])
-  ).map(toRecurring);
+  return (await recurringQuery(db, tenantId).whereIn('r.donor_plan_id', [...planIds])).map(toRecurring);
+}
+
+/**
+ * A tenant's recurring donations of a donor and/or for a group, oldest first, one page
+ * (`offset`, `limit` in rows), with the number matching.
+ */
+export async function listRecurring(
+  db: Knex,
+  tenantId: number,
+  by: { donorMsisdn?: string; groupId?: string },
+  offset: number,
+  limit: number,
+): Promise<{ rows: RecurringRow[]; total: number }> {
+  const where = (q: Knex.QueryBuilder) => {
+    if (by.donorMsisdn !== undefined) q.andWhere('r.donor_msisdn', by.donorMsisdn);
+    if (by.groupId !== undefined) q.andWhere('r.group_id', by.groupId);
+    return q;
+  };
+  const total = await where(
+    db('recurring_donations as r').where('r.tenant_id', tenantId).count({ n: '*' }),
+  ).first();
+  const rows = await where(recurringQuery(db, tenantId))
+    .orderBy('r.created_at')
+    .orderBy('r.id')
+    .offset(offset)
+    .limit(limit);
+  return { rows: rows.map(toRecurring), total: num(total?.n ?? 0) };
 }

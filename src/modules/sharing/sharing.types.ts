@@ -186,8 +186,30 @@ export class RecurringDonationType {
     description: 'Explicit recipients, when not a group.',
   })
   recipients!: RecurringRecipientType[] | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The donor plan's definition name (published `planName`); null if the plan is gone.",
+  })
+  planName!: string | null;
   @Field(() => String, { description: 'Created, ISO-8601 UTC.' })
   created!: string;
+  @Field(() => String, {
+    description: 'Last change, ISO-8601 UTC (a recurring donation is never changed: its creation).',
+  })
+  updated!: string;
+}
+
+/** A page of recurring donations. */
+@ObjectType('RecurringDonationPage', { description: 'One page of recurring donations, oldest first.' })
+export class RecurringDonationPageType {
+  @Field(() => [RecurringDonationType], { description: 'The recurring donations of this page.' })
+  nodes!: RecurringDonationType[];
+  @Field(() => Int, { description: 'Page number, from 0.' })
+  page!: number;
+  @Field(() => Int, { description: 'Page size (100).' })
+  size!: number;
+  @Field(() => Int, { description: 'Recurring donations matching, all pages.' })
+  totalElements!: number;
 }
 
 /** The outcome of a renewal. */
