@@ -127,7 +127,7 @@ describe('access log, secrets kept out of logs, business metrics (issue 13 parts
         auth: CRS,
         headers: { tenant: 'acme' },
         body: {
-          query: 'mutation($r: JSONObject!) { processRating(request: $r) { returnCode } }',
+          query: 'mutation($r: RatingRequestInput!) { processRating(input: $r) { returnCode } }',
           variables: { r: ratingBody() },
         },
       }),
@@ -155,7 +155,7 @@ describe('access log, secrets kept out of logs, business metrics (issue 13 parts
       app.request('GET', '/sqs/api/groups/no-such-group', {
         auth: SQS_AUTH,
         json: true,
-        headers: { tenant: 'acme' },
+        headers: { tenant: 'acme', permissions: 'SQS_GROUP_READ_PERMISSION' },
       }),
     );
     expect(missingGroup.status).toBe(404);
