@@ -54,7 +54,13 @@ describe('schema/openapi.json (CONTRACT §8, issue 13 part 1)', () => {
 });
 
 describe('response conformance checker (run on every TestApp.request)', () => {
-  const group = { id: 'g', ownerId: '353871234567', name: 'n', created: 't', updated: 't' };
+  const group = {
+    id: 'g',
+    ownerId: '353871234567',
+    name: 'n',
+    created: '2019-08-07T15:01:58.000+0000',
+    updated: '2019-08-07T15:01:58.000+0000',
+  };
 
   it('accepts a documented status and body, in JSON and in XML', () => {
     const check = (type: string, text: string) =>
