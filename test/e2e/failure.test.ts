@@ -1,4 +1,4 @@
-import { Knex } from 'knex';
+import { Dataset } from '../../src/dataset/dataset.schema';
 import { createKnex } from '../../src/db/knex';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
@@ -49,7 +49,7 @@ const BULKHEAD_ENV = {
 const BULKHEAD_DEADLINE_MS = 3000;
 
 /** Sends a request and measures how long its answer took, ms. */
-async function timed(p: Promise<TestResponse>): Promise<TestResponse & { ms: number }> {
+async function timed(p: Promise<TestResponse>): Promise<Timed> {
   const start = performance.now();
   const res = await p;
   return Object.assign(res, { ms: performance.now() - start });
@@ -218,49 +218,55 @@ onMysql('a statement that never returns (MariaDB SELECT SLEEP in a trigger)', ()
   });
 });
 
-onMysql('bulkhead: one locked subscriber delays only its own requests (MariaDB row lock)', () => {
-  let app: TestApp;
-  let holder: Knex;
-  beforeAll(async () => {
-    app = await startTestApp({
-      dataset: chargingDataset(),
-      env: BULKHEAD_ENV,
-      database: (url) => url,
-    });
-    holder = createKnex(app.tdb.url);
-  });
-  afterAll(async () => {
+type Timed = TestResponse & { ms: number };
+
+/**
+ * Holds a row lock from another connection while `hot` requests (for the locked row) and, 200 ms
+ * later, `cold` ones (for another key) run; returns both sets of answers with their durations.
+ */
+async function hotAndCold(
+  app: TestApp,
+  lock: { table: string; where: Record<string, unknown> },
+  hot: () => Promise<Timed>[],
+  cold: () => Promise<Timed>[],
+): Promise<{ hot: Timed[]; cold: Timed[] }> {
+  const holder = createKnex(app.tdb.url);
+  const trx = await holder.transaction();
+  try {
+    await trx(lock.table).where(lock.where).forUpdate().first();
+    const hotP = Promise.all(hot());
+    await new Promise((r) => setTimeout(r, 200)); // the hot requests are waiting now
+    const coldDone = await Promise.all(cold());
+    return { hot: await hotP, cold: coldDone };
+  } finally {
+    await trx.rollback();
     await holder.destroy();
-    await app.close();
+  }
+}
+
+/** One app per bulkhead case: a small pool and the 2 s lock wait of BULKHEAD_ENV. */
+function useBulkheadApp(dataset: () => Dataset): { app: TestApp } {
+  const t = {} as { app: TestApp };
+  beforeAll(async () => {
+    t.app = await startTestApp({ dataset: dataset(), env: BULKHEAD_ENV, database: (url) => url });
   });
+  afterAll(() => t.app.close());
+  return t;
+}
+
+onMysql('bulkhead: one locked subscriber delays only its own requests (MariaDB row lock)', () => {
+  const t = useBulkheadApp(chargingDataset);
 
   it('16 clients on a locked row get 2003; 16 clients on another subscriber meanwhile all succeed promptly', async () => {
     const other = '353870000002'; // postpaid: every charge succeeds
-    const trx = await holder.transaction();
-    let hot: Array<TestResponse & { ms: number }>;
-    let cold: Array<TestResponse & { ms: number }>;
-    try {
-      await trx('subscribers').where({ msisdn: A }).forUpdate().first();
-      const hotP = Promise.all(
-        Array.from({ length: 16 }, () =>
-          timed(app.request('POST', '/crs-api/processRating', { ...RATING, body: ratingBody() })),
-        ),
-      );
-      await new Promise((r) => setTimeout(r, 200)); // the hot requests are waiting now
-      cold = await Promise.all(
-        Array.from({ length: 16 }, () =>
-          timed(
-            app.request('POST', '/crs-api/processRating', {
-              ...RATING,
-              body: ratingBody({}, { msisdn: other }),
-            }),
-          ),
-        ),
-      );
-      hot = await hotP;
-    } finally {
-      await trx.rollback();
-    }
+    const rate = (msisdn: string) =>
+      timed(t.app.request('POST', '/crs-api/processRating', { ...RATING, body: ratingBody({}, { msisdn }) }));
+    const { hot, cold } = await hotAndCold(
+      t.app,
+      { table: 'subscribers', where: { msisdn: A } },
+      () => Array.from({ length: 16 }, () => rate(A)),
+      () => Array.from({ length: 16 }, () => rate(other)),
+    );
     expect(cold.map((r) => r.json().returnCode)).toEqual(Array(16).fill(0));
     // Normal latency: no wait for a connection held by the locked subscriber's requests.
     for (const r of cold) expect(r.ms).toBeLessThan(1000);
@@ -272,46 +278,26 @@ onMysql('bulkhead: one locked subscriber delays only its own requests (MariaDB r
 });
 
 onMysql('bulkhead: one locked donor plan delays only its own donations (MariaDB row lock)', () => {
-  let app: TestApp;
-  let holder: Knex;
-  beforeAll(async () => {
-    app = await startTestApp({
-      dataset: sharingDataset(),
-      env: BULKHEAD_ENV,
-      database: (url) => url,
-    });
-    holder = createKnex(app.tdb.url);
-  });
-  afterAll(async () => {
-    await holder.destroy();
-    await app.close();
-  });
+  const t = useBulkheadApp(sharingDataset);
 
   it('12 donations from a locked plan get 503 with retry-after; 6 from another plan meanwhile succeed promptly', async () => {
-    const sqs = sqsClient(app);
-    const donation = (planId: number, donorId: string, i: number) => ({
-      donorId,
-      donorPlanId: planId,
-      quotaType: 'share',
-      recipients: [{ recipientId: R(i), quota: 1000 }],
-    });
-    const trx = await holder.transaction();
-    let hot: Array<TestResponse & { ms: number }>;
-    let cold: Array<TestResponse & { ms: number }>;
-    try {
-      await trx('subscriber_plans').where({ id: PLAN.share }).forUpdate().first();
-      const hotP = Promise.all(
-        Array.from({ length: 12 }, (_, i) => timed(sqs.donate(donation(PLAN.share, DONOR, i)))),
+    const sqs = sqsClient(t.app);
+    const donate = (planId: number, donorId: string, i: number) =>
+      timed(
+        sqs.donate({
+          donorId,
+          donorPlanId: planId,
+          quotaType: 'share',
+          recipients: [{ recipientId: R(i), quota: 1000 }],
+        }),
       );
-      await new Promise((r) => setTimeout(r, 200));
-      cold = await Promise.all(
-        // One recipient throughout: within the plan's maxRecipients.
-        Array.from({ length: 6 }, () => timed(sqs.donate(donation(PLAN.other, OTHER_DONOR, 20)))),
-      );
-      hot = await hotP;
-    } finally {
-      await trx.rollback();
-    }
+    const { hot, cold } = await hotAndCold(
+      t.app,
+      { table: 'subscriber_plans', where: { id: PLAN.share } },
+      () => Array.from({ length: 12 }, (_, i) => donate(PLAN.share, DONOR, i)),
+      // One recipient throughout: within the plan's maxRecipients.
+      () => Array.from({ length: 6 }, () => donate(PLAN.other, OTHER_DONOR, 20)),
+    );
     expect(cold.map((r) => r.status)).toEqual(Array(6).fill(200));
     // Normal latency: no wait for a connection held by the locked plan's donations.
     for (const r of cold) expect(r.ms).toBeLessThan(1000);
@@ -320,7 +306,7 @@ onMysql('bulkhead: one locked donor plan delays only its own donations (MariaDB 
       expect(r.headers.get('retry-after')).toBe('1');
       expect(r.ms).toBeLessThan(BULKHEAD_DEADLINE_MS + 1000);
     }
-    expect(await remainingOf(app.tdb.db, PLAN.share)).toBe(REMAINING[PLAN.share]);
+    expect(await remainingOf(t.app.tdb.db, PLAN.share)).toBe(REMAINING[PLAN.share]);
   });
 });
 
