@@ -8,16 +8,10 @@ import { normalizeMsisdn } from '../lib/msisdn';
 import { upsertInfoType, upsertLocationTree } from '../modules/locations/location.service';
 import { findInfoType, findLocation } from '../modules/locations/location.store';
 import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
-import { validatePlanDefinition } from '../modules/sharing/sharing.service';
-import {
-  findPlanDefinition,
-  subscriberPlanTenant,
-  upsertPlanDefinition,
-  upsertSubscriberPlan,
-} from '../modules/sharing/sharing.store';
+import { PlanService, SubscriberPlanField } from '../modules/sharing/plan.service';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
 import { BadUserInputError } from '../errors';
-import { findSubscriber, insertSubscriber, updateSubscriber } from '../modules/subscribers/subscriber.store';
+import { SubscriberService } from '../modules/subscribers/subscriber.service';
 import { DATASET_SCHEMA, Dataset } from './dataset.schema';
 
 /** A rejected dataset: `path` is the JSON path of the first error (`$.clients[0].password`). */
@@ -186,6 +180,8 @@ async function sameClient(
 export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promise<ImportSummary> {
   const ds = validateDatasetDocument(doc);
   const summary = emptySummary();
+  const subscribers = new SubscriberService(db);
+  const plans = new PlanService(db, clock, subscribers);
   await db.transaction(async (trx) => {
     const now = clock.nowMs();
     for (const t of ds.tenants ?? []) {
@@ -222,21 +218,7 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
         balance: Money.parse(s.balance ?? '0', { allowNegative: true }),
         currency: s.currency,
       };
-      const existing = await findSubscriber(trx, tenant, msisdn);
-      if (!existing) {
-        await insertSubscriber(trx, write, now);
-        summary.subscribers.created++;
-      } else if (
-        existing.status === write.status &&
-        existing.paymentType === write.paymentType &&
-        existing.currency === write.currency &&
-        existing.balance.cmp(write.balance) === 0
-      ) {
-        summary.subscribers.unchanged++;
-      } else {
-        await updateSubscriber(trx, existing.id, write, now);
-        summary.subscribers.updated++;
-      }
+      summary.subscribers[await subscribers.put(write, now, { trx })]++;
     }
     for (const [i, r] of (ds.ratings ?? []).entries()) {
       const tenant = await tenantId(trx, r.tenant, `$.ratings[${i}].tenant`);
@@ -259,32 +241,27 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
     }
     for (const [i, d] of (ds.planDefinitions ?? []).entries()) {
       const tenant = await tenantId(trx, d.tenant, `$.planDefinitions[${i}].tenant`);
-      const valid = await atPath(`$.planDefinitions[${i}]`, async () => validatePlanDefinition(d));
-      const { created, changed } = await upsertPlanDefinition(trx, { tenantId: tenant, ...valid });
+      const { created, changed } = await atPath(`$.planDefinitions[${i}]`, () =>
+        plans.writePlanDefinition({ tenantId: tenant }, d, { trx }),
+      );
       summary.planDefinitions[created ? 'created' : changed ? 'updated' : 'unchanged']++;
     }
     for (const [i, p] of (ds.subscriberPlans ?? []).entries()) {
       const at = `$.subscriberPlans[${i}]`;
       const tenant = await tenantId(trx, p.tenant, `${at}.tenant`);
-      const msisdn = normalizeMsisdn(p.msisdn)!;
-      if (!(await findSubscriber(trx, tenant, msisdn)))
-        throw new DatasetError(
+      const refusals: Record<SubscriberPlanField, DatasetError> = {
+        msisdn: new DatasetError(
           `${at}.msisdn`,
-          `subscriber ${msisdn} is neither in the file nor in the database`,
-        );
-      const def = await findPlanDefinition(trx, tenant, p.planDefinition);
-      if (!def)
-        throw new DatasetError(
+          `subscriber ${normalizeMsisdn(p.msisdn)} is neither in the file nor in the database`,
+        ),
+        planDefinition: new DatasetError(
           `${at}.planDefinition`,
           `plan definition "${p.planDefinition}" is neither in the file nor in the database`,
-        );
-      const owner = await subscriberPlanTenant(trx, p.id);
-      if (owner !== undefined && owner !== tenant)
-        throw new DatasetError(`${at}.id`, "is the id of another tenant's plan");
-      const { created, changed } = await upsertSubscriberPlan(
-        trx,
-        { id: p.id, tenantId: tenant, msisdn, planDefinitionId: def.id, remaining: p.remaining },
-        now,
+        ),
+        id: new DatasetError(`${at}.id`, "is the id of another tenant's plan"),
+      };
+      const { created, changed } = await atPath(at, () =>
+        plans.writeSubscriberPlan({ tenantId: tenant }, p, { trx, refuse: (field) => refusals[field] }),
       );
       summary.subscriberPlans[created ? 'created' : changed ? 'updated' : 'unchanged']++;
     }

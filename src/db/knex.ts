@@ -492,3 +492,11 @@ export function lockingTransaction<T>(db: Knex, scope: (trx: Knex.Transaction) =
     dialectOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : undefined,
   );
 }
+
+/**
+ * The optional transaction a service write runs in: with `trx`, the write joins the caller's
+ * transaction (the dataset import, the demo seed, a renewal) instead of opening its own.
+ */
+export interface InTransaction {
+  trx?: Knex.Transaction;
+}

@@ -1,5 +1,5 @@
 import { Permission } from '../auth/permissions';
-import { MEMBER_PAGE_SIZE } from '../modules/sharing/group.service';
+import { MEMBER_PAGE_SIZE } from '../modules/sharing/group-member.service';
 import { RestRoute, defineRoute } from './route';
 import { bulkInputOf, bulkMember, bulkMsisdn, groupUpdateInputOf, memberInputOf } from './sqs-input';
 import * as S from './sqs.schemas';

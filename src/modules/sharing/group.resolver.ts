@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { MAX_BULK_MEMBERS } from './group.service';
+import { MAX_BULK_MEMBERS } from './group-member.service';
 import { idempotencyKeyArg, view } from './sharing.resolver';
 import { GroupMemberInputType, GroupUpdateInputType } from './sharing.inputs';
 import { GroupMemberType, GroupType } from './sharing.types';
@@ -28,7 +28,7 @@ export class GroupWriteResolver {
     @Ctx() ctx: GatewayContext,
   ) {
     return view.group(
-      await ctx.services.sharing.groupService.updateGroup(callerOf(ctx), id, input, idempotencyKey),
+      await ctx.services.sharing.memberService.updateGroup(callerOf(ctx), id, input, idempotencyKey),
     );
   }
 
@@ -44,7 +44,7 @@ export class GroupWriteResolver {
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    const m = await ctx.services.sharing.groupService.putMember(
+    const m = await ctx.services.sharing.memberService.putMember(
       callerOf(ctx),
       groupId,
       input,
@@ -73,7 +73,7 @@ export class GroupWriteResolver {
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    const rows = await ctx.services.sharing.groupService.addMembers(
+    const rows = await ctx.services.sharing.memberService.addMembers(
       callerOf(ctx),
       groupId,
       members,
@@ -96,7 +96,7 @@ export class GroupWriteResolver {
     @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    await ctx.services.sharing.groupService.removeMembers(callerOf(ctx), groupId, memberIds, idempotencyKey);
+    await ctx.services.sharing.memberService.removeMembers(callerOf(ctx), groupId, memberIds, idempotencyKey);
     return true;
   }
 }

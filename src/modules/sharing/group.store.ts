@@ -1,4 +1,109 @@
 import { Knex } from 'knex';
+import { certifiedLock, forUpdate as lock } from '../../db/knex';
+import { GroupRow, MemberRow, ShareQuotaType } from './sharing.rows';
+
+const num = (v: unknown) => Number(v);
+const toGroup = (r: Record<string, unknown>): GroupRow => ({
+  id: String(r.id),
+  tenantId: num(r.tenant_id),
+  ownerMsisdn: String(r.owner_msisdn),
+  name: String(r.name),
+  quotaType: (r.quota_type as ShareQuotaType | null) ?? null,
+  createdAt: num(r.created_at),
+  updatedAt: num(r.updated_at),
+});
+
+/** Inserts a group (the unique key rejects a second owner+name). */
+export async function insertGroup(db: Knex, g: GroupRow): Promise<void> {
+  await db('sharing_groups').insert({
+    id: g.id,
+    tenant_id: g.tenantId,
+    owner_msisdn: g.ownerMsisdn,
+    name: g.name,
+    quota_type: g.quotaType,
+    created_at: g.createdAt,
+    updated_at: g.updatedAt,
+  });
+}
+
+/** A tenant's group by id; `forUpdate` locks it (MySQL) to serialise member changes. */
+export async function findGroup(
+  db: Knex,
+  tenantId: number,
+  id: string,
+  forUpdate = false,
+): Promise<GroupRow | undefined> {
+  // Galera: the group's lock must be in the write set to conflict across nodes.
+  if (forUpdate) await certifiedLock(db, 'sharing_groups', { tenant_id: tenantId, id });
+  const q = db('sharing_groups').select('*').where({ tenant_id: tenantId, id });
+  const r = await (forUpdate ? lock(db, q) : q).first();
+  return r ? toGroup(r) : undefined;
+}
+
+/** A tenant's groups owned by, or having as member, a subscriber; ordered by creation; one page. */
+export async function listGroups(
+  db: Knex,
+  tenantId: number,
+  by: { ownerMsisdn?: string; memberMsisdn?: string },
+  offset: number,
+  limit: number,
+): Promise<{ rows: GroupRow[]; total: number }> {
+  const base = () => {
+    const q = db('sharing_groups as g').where('g.tenant_id', tenantId);
+    if (by.ownerMsisdn !== undefined) q.andWhere('g.owner_msisdn', by.ownerMsisdn);
+    if (by.memberMsisdn !== undefined)
+      q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
+    return q;
+  };
+  const total = await base().count({ n: '*' }).first();
+  const rows = await base().select('g.*').orderBy('g.created_at').orderBy('g.id').offset(offset).limit(limit);
+  return { rows: rows.map(toGroup), total: num(total?.n ?? 0) };
+}
+
+/** Members of the given groups, in the order they joined. */
+export async function membersOf(db: Knex, groupIds: readonly string[]): Promise<MemberRow[]> {
+  if (!groupIds.length) return [];
+  const rows = await db('group_members')
+    .select('*')
+    .whereIn('group_id', [...groupIds])
+    .orderBy('id');
+  return rows.map((r) => ({
+    groupId: String(r.group_id),
+    memberMsisdn: String(r.member_msisdn),
+    quota: num(r.quota),
+    createdAt: num(r.created_at),
+  }));
+}
+
+/** Adds a member and touches the group's `updated`. */
+export async function insertMember(db: Knex, m: MemberRow): Promise<void> {
+  await db('group_members').insert({
+    group_id: m.groupId,
+    member_msisdn: m.memberMsisdn,
+    quota: m.quota,
+    created_at: m.createdAt,
+  });
+  await db('sharing_groups').where({ id: m.groupId }).update({ updated_at: m.createdAt });
+}
+
+/** Removes a member; returns whether it was there. */
+export async function deleteMember(
+  db: Knex,
+  groupId: string,
+  memberMsisdn: string,
+  nowMs: number,
+): Promise<boolean> {
+  const n = await db('group_members').where({ group_id: groupId, member_msisdn: memberMsisdn }).delete();
+  if (n) await db('sharing_groups').where({ id: groupId }).update({ updated_at: nowMs });
+  return n > 0;
+}
+
+/** Deletes a group with its members and its recurring donation. */
+export async function deleteGroup(db: Knex, id: string): Promise<void> {
+  await db('recurring_donations').where({ group_id: id }).delete();
+  await db('group_members').where({ group_id: id }).delete();
+  await db('sharing_groups').where({ id }).delete();
+}
 
 /**
  * Group writes of the wider SQS API (issue 11): renaming a group, changing member quotas,

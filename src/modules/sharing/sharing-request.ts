@@ -1,6 +1,6 @@
 import { BadUserInputError, FieldError } from '../../errors';
 import { MSISDN_RULE, normalizeMsisdn, requireMsisdn } from '../../lib/msisdn';
-import { ShareQuotaType } from './sharing.store';
+import { ShareQuotaType } from './sharing.rows';
 
 /**
  * Parsing of quota-sharing request bodies (CONTRACT §1 and §5, spec 2.6, 4.8). One parser serves

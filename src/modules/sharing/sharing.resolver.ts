@@ -9,7 +9,7 @@ import {
   GroupMemberInputType,
   RecurringDonationInputType,
 } from './sharing.inputs';
-import { MEMBER_PAGE_SIZE, checkPage } from './group.service';
+import { MEMBER_PAGE_SIZE, checkPage } from './group-member.service';
 import { SharingLoaders } from './sharing.service';
 import {
   AllowanceRow,
@@ -19,7 +19,7 @@ import {
   PlanDefinitionRow,
   RecurringRow,
   SubscriberPlanRow,
-} from './sharing.store';
+} from './sharing.rows';
 import {
   AllowanceType,
   DonationType,

@@ -1,0 +1,165 @@
+import { Knex } from 'knex';
+import { forUpdate as lock } from '../../db/knex';
+import { PlanDefinitionRow, ShareQuotaType, SubscriberPlanRow, UnitMeteringType } from './sharing.rows';
+
+/** SQL of plan definitions and subscriber plans (CONTRACT §5, §9); used only by the plan services. */
+const num = (v: unknown) => Number(v);
+
+const toDefinition = (r: Record<string, unknown>, prefix = ''): PlanDefinitionRow => ({
+  id: num(r[`${prefix}id`]),
+  tenantId: num(r[`${prefix}tenant_id`]),
+  name: String(r[`${prefix}name`]),
+  unitMeteringType: r[`${prefix}unit_metering_type`] as UnitMeteringType,
+  unitAmount: num(r[`${prefix}unit_amount`]),
+  shareable: Boolean(r[`${prefix}shareable`]),
+  recurring: Boolean(r[`${prefix}recurring`]),
+  shareQuotaType: r[`${prefix}share_quota_type`] as ShareQuotaType,
+  maxRecipients: num(r[`${prefix}max_recipients`]),
+});
+
+/** A tenant's plan definition by name. */
+export async function findPlanDefinition(
+  db: Knex,
+  tenantId: number,
+  name: string,
+): Promise<PlanDefinitionRow | undefined> {
+  const r = await db('plan_definitions').select('*').where({ tenant_id: tenantId, name }).first();
+  return r ? toDefinition(r) : undefined;
+}
+
+/** A tenant's plan definitions ordered by id. */
+export async function listPlanDefinitions(db: Knex, tenantId: number): Promise<PlanDefinitionRow[]> {
+  return (await db('plan_definitions').select('*').where({ tenant_id: tenantId }).orderBy('id')).map((r) =>
+    toDefinition(r),
+  );
+}
+
+/** Inserts or updates a plan definition by (tenant, name); returns it and whether it was created/changed. */
+export async function upsertPlanDefinition(
+  db: Knex,
+  d: Omit<PlanDefinitionRow, 'id'>,
+): Promise<{ row: PlanDefinitionRow; created: boolean; changed: boolean }> {
+  const fields = {
+    unit_metering_type: d.unitMeteringType,
+    unit_amount: d.unitAmount,
+    shareable: d.shareable,
+    recurring: d.recurring,
+    share_quota_type: d.shareQuotaType,
+    max_recipients: d.maxRecipients,
+  };
+  const existing = await findPlanDefinition(db, d.tenantId, d.name);
+  if (!existing) {
+    const [id] = await db('plan_definitions').insert({ tenant_id: d.tenantId, name: d.name, ...fields });
+    return { row: { ...d, id: num(id) }, created: true, changed: true };
+  }
+  const same =
+    existing.unitMeteringType === d.unitMeteringType &&
+    existing.unitAmount === d.unitAmount &&
+    existing.shareable === d.shareable &&
+    existing.recurring === d.recurring &&
+    existing.shareQuotaType === d.shareQuotaType &&
+    existing.maxRecipients === d.maxRecipients;
+  if (!same) await db('plan_definitions').where({ id: existing.id }).update(fields);
+  return { row: { ...d, id: existing.id }, created: false, changed: !same };
+}
+
+function planQuery(db: Knex) {
+  return db('subscriber_plans as p')
+    .join('plan_definitions as d', 'd.id', 'p.plan_definition_id')
+    .select(
+      'p.id',
+      'p.tenant_id',
+      'p.msisdn',
+      'p.remaining',
+      'p.period',
+      'p.renewed_at',
+      'd.id as d_id',
+      'd.tenant_id as d_tenant_id',
+      'd.name as d_name',
+      'd.unit_metering_type as d_unit_metering_type',
+      'd.unit_amount as d_unit_amount',
+      'd.shareable as d_shareable',
+      'd.recurring as d_recurring',
+      'd.share_quota_type as d_share_quota_type',
+      'd.max_recipients as d_max_recipients',
+    );
+}
+
+const toPlan = (r: Record<string, unknown>): SubscriberPlanRow => ({
+  id: num(r.id),
+  tenantId: num(r.tenant_id),
+  msisdn: String(r.msisdn),
+  remaining: num(r.remaining),
+  period: num(r.period),
+  renewedAt: num(r.renewed_at),
+  definition: toDefinition(r, 'd_'),
+});
+
+/** A tenant's subscriber plan by id; `forUpdate` locks its row until the transaction ends (MySQL). */
+export async function findSubscriberPlan(
+  db: Knex,
+  tenantId: number,
+  id: number,
+  forUpdate = false,
+): Promise<SubscriberPlanRow | undefined> {
+  const q = planQuery(db).where({ 'p.id': id, 'p.tenant_id': tenantId });
+  const r = await (forUpdate ? lock(db, q) : q).first();
+  return r ? toPlan(r) : undefined;
+}
+
+/** A subscriber's plans ordered by id. */
+export async function listSubscriberPlans(
+  db: Knex,
+  tenantId: number,
+  msisdn: string,
+): Promise<SubscriberPlanRow[]> {
+  return (await planQuery(db).where({ 'p.tenant_id': tenantId, 'p.msisdn': msisdn }).orderBy('p.id')).map(
+    toPlan,
+  );
+}
+
+/** A subscriber plan by id in any tenant (to detect an id taken by another tenant). */
+export async function subscriberPlanTenant(db: Knex, id: number): Promise<number | undefined> {
+  const r = await db('subscriber_plans').select('tenant_id').where({ id }).first();
+  return r ? num(r.tenant_id) : undefined;
+}
+
+/** Inserts (with its id) or updates a subscriber plan; returns whether anything changed. */
+export async function upsertSubscriberPlan(
+  db: Knex,
+  p: { id: number; tenantId: number; msisdn: string; planDefinitionId: number; remaining: number },
+  nowMs: number,
+): Promise<{ created: boolean; changed: boolean }> {
+  const existing = await db('subscriber_plans').select('*').where({ id: p.id }).first();
+  if (!existing) {
+    await db('subscriber_plans').insert({
+      id: p.id,
+      tenant_id: p.tenantId,
+      msisdn: p.msisdn,
+      plan_definition_id: p.planDefinitionId,
+      remaining: p.remaining,
+      period: 1,
+      renewed_at: nowMs,
+    });
+    return { created: true, changed: true };
+  }
+  if (
+    existing.msisdn === p.msisdn &&
+    num(existing.plan_definition_id) === p.planDefinitionId &&
+    num(existing.remaining) === p.remaining
+  )
+    return { created: false, changed: false };
+  await db('subscriber_plans')
+    .where({ id: p.id })
+    .update({ msisdn: p.msisdn, plan_definition_id: p.planDefinitionId, remaining: p.remaining });
+  return { created: false, changed: true };
+}
+
+/** Starts a new period: `remaining` back to `unitAmount`, period + 1. */
+export async function renewPlan(db: Knex, planId: number, unitAmount: number, nowMs: number): Promise<void> {
+  await db('subscriber_plans')
+    .where({ id: planId })
+    .update({ remaining: unitAmount, period: db.raw('period + 1'), renewed_at: nowMs });
+}
+
+/** Locks subscriber rows (MySQL) in a fixed order so concurrent donations cannot deadlock. */
