@@ -3,8 +3,10 @@ import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ChargingResolver } from '../modules/charging/charging.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
-import { GroupWriteResolver } from '../modules/sharing/group.resolver';
-import { SharingResolver, SubscriberPlanResolver } from '../modules/sharing/sharing.resolver';
+import { GroupResolver, GroupWriteResolver } from '../modules/sharing/group.resolver';
+import { DonationResolver } from '../modules/sharing/donation.resolver';
+import { PlanResolver, SubscriberPlanResolver } from '../modules/sharing/plan.resolver';
+import { RecurringDonationResolver } from '../modules/sharing/recurring-donation.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
 
@@ -14,7 +16,10 @@ export const RESOLVERS = [
   LocationResolver,
   LocationInfoResolver,
   ChargingResolver,
-  SharingResolver,
+  DonationResolver,
+  GroupResolver,
+  RecurringDonationResolver,
+  PlanResolver,
   SubscriberPlanResolver,
   GroupWriteResolver,
 ] as const;

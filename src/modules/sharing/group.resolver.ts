@@ -1,10 +1,118 @@
-import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { MAX_BULK_MEMBERS } from './group-member.service';
-import { idempotencyKeyArg, view } from './sharing.resolver';
-import { GroupMemberInputType, GroupUpdateInputType } from './sharing.inputs';
-import { GroupMemberType, GroupType } from './sharing.types';
+import { MAX_BULK_MEMBERS, MEMBER_PAGE_SIZE, checkPage } from './group-member.service';
+import { GroupInputType, GroupMemberInputType, GroupUpdateInputType } from './sharing.inputs';
+import { GroupMemberType, GroupPageType, GroupType } from './sharing.types';
+import { INPUT_DOC, idempotencyKeyArg, loaders, nullIfNotFound, view } from './sharing.views';
+
+/** Groups and single members (CONTRACT §5, §7); the rules live in GroupService. */
+@Resolver(() => GroupType)
+export class GroupResolver {
+  @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
+  @Mutation(() => GroupType, {
+    description:
+      'Creates a group (owner+name unique: CONFLICT, errorCode 2). Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.',
+  })
+  async createGroup(
+    @Arg('input', () => GroupInputType, { description: `The group. ${INPUT_DOC}` }) input: GroupInputType,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    return view.group(await ctx.services.sharing.createGroup(callerOf(ctx), input, idempotencyKey));
+  }
+
+  @Authorized(Permission.SQS_GROUP_READ_PERMISSION)
+  @Query(() => GroupType, {
+    nullable: true,
+    description: 'A group by id, or null. Needs SQS_GROUP_READ_PERMISSION.',
+  })
+  async group(@Arg('id', () => String, { description: 'Group id.' }) id: string, @Ctx() ctx: GatewayContext) {
+    const g = await nullIfNotFound(ctx.services.sharing.group(callerOf(ctx), id));
+    return g ? view.group(g) : null;
+  }
+
+  @Authorized(Permission.SQS_GROUP_READ_PERMISSION)
+  @Query(() => GroupPageType, {
+    description:
+      'Groups owned by ownerId and/or having memberId as member, oldest first, 100 per page. Needs SQS_GROUP_READ_PERMISSION.',
+  })
+  async groups(
+    @Arg('ownerId', () => String, { nullable: true, description: 'Owner MSISDN.' })
+    ownerId: string | null | undefined,
+    @Arg('memberId', () => String, { nullable: true, description: 'Member MSISDN.' })
+    memberId: string | null | undefined,
+    @Arg('page', () => Int, { defaultValue: 0, description: 'Page number, from 0.' }) page: number,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<GroupPageType> {
+    const r = await ctx.services.sharing.groups(
+      callerOf(ctx),
+      { ownerId: ownerId ?? null, memberId: memberId ?? null },
+      page,
+    );
+    return { nodes: r.rows.map(view.group), page: r.page, size: r.size, totalElements: r.total };
+  }
+
+  @FieldResolver(() => [GroupMemberType], {
+    description:
+      'Members in joining order (batched): all of them, or with `page` that page of 100 (published `GET /sqs/api/groups/<id>/members?page=`).',
+  })
+  async members(
+    @Root() group: GroupType,
+    @Arg('page', () => Int, { nullable: true, description: 'Page number, from 0; absent: every member.' })
+    page: number | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    const all = await loaders(ctx).members.load(group.id);
+    if (page === null || page === undefined) return all.map(view.member);
+    checkPage(page);
+    return all.slice(page * MEMBER_PAGE_SIZE, (page + 1) * MEMBER_PAGE_SIZE).map(view.member);
+  }
+
+  @FieldResolver(() => Int, { description: 'How many members the group has (batched).' })
+  async memberCount(@Root() group: GroupType, @Ctx() ctx: GatewayContext) {
+    return (await loaders(ctx).members.load(group.id)).length;
+  }
+
+  @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
+  @Mutation(() => Boolean, {
+    description:
+      'Deletes a group and cancels its recurring donation; quota already shared stays. Needs SQS_GROUP_DELETE_PERMISSION.',
+  })
+  async deleteGroup(
+    @Arg('id', () => String, { description: 'Group id.' }) id: string,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    await ctx.services.sharing.deleteGroup(callerOf(ctx), id);
+    return true;
+  }
+
+  @Authorized(Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION)
+  @Mutation(() => GroupMemberType, {
+    description:
+      'Adds a member (already there: CONFLICT; owner 3, group full 6, share quotas over 10000000 in total 4, unknown subscriber 12: UNPROCESSABLE). Needs SQS_GROUP_CREATE_UPDATE_PERMISSION.',
+  })
+  async addGroupMember(
+    @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
+    @Arg('input', () => GroupMemberInputType, { description: `The member. ${INPUT_DOC}` })
+    input: GroupMemberInputType,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    return view.member(await ctx.services.sharing.addMember(callerOf(ctx), groupId, input, idempotencyKey));
+  }
+
+  @Authorized(Permission.SQS_GROUP_DELETE_PERMISSION)
+  @Mutation(() => Boolean, { description: 'Removes a member. Needs SQS_GROUP_DELETE_PERMISSION.' })
+  async removeGroupMember(
+    @Arg('groupId', () => String, { description: 'Group id.' }) groupId: string,
+    @Arg('memberId', () => String, { description: 'Member MSISDN.' }) memberId: string,
+    @Ctx() ctx: GatewayContext,
+  ) {
+    await ctx.services.sharing.removeMember(callerOf(ctx), groupId, memberId);
+    return true;
+  }
+}
 
 const CODES =
   'Refusals are errors with extensions.errorCode: group unknown NOT_FOUND 5; a field out of range BAD_USER_INPUT naming it; the owner 3, not a subscriber 12, not active 14, more than MAX_GROUP_SIZE members 6, share quotas over 10000000 in total 4: UNPROCESSABLE.';

@@ -1,0 +1,109 @@
+import { Arg } from 'type-graphql';
+import { domainErrorOf } from '../../errors';
+import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
+import { sqsCodeName } from './error-codes';
+import { SharingLoaders } from './sharing.service';
+import {
+  AllowanceRow,
+  DonationRow,
+  GroupRow,
+  MemberRow,
+  PlanDefinitionRow,
+  RecurringRow,
+  SubscriberPlanRow,
+} from './sharing.rows';
+import {
+  AllowanceType,
+  DonationType,
+  GroupMemberType,
+  GroupType,
+  PlanDefinitionType,
+  RecurringDonationType,
+  SubscriberPlanType,
+} from './sharing.types';
+
+/** Milliseconds as ISO-8601 UTC. */
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Row → GraphQL views (times as ISO-8601 UTC, MSISDNs as the public ids). */
+export const view = {
+  definition: (d: PlanDefinitionRow): PlanDefinitionType => ({ ...d }),
+  plan: (p: SubscriberPlanRow): SubscriberPlanType => ({
+    id: p.id,
+    msisdn: p.msisdn,
+    remaining: p.remaining,
+    period: p.period,
+    renewed: iso(p.renewedAt),
+    definition: { ...p.definition },
+  }),
+  donation: (d: DonationRow): DonationType => ({
+    id: d.id,
+    donorId: d.donorMsisdn,
+    donorPlanId: d.donorPlanId,
+    quotaType: d.quotaType,
+    groupId: d.groupId,
+    recurringDonationId: d.recurringDonationId,
+    period: d.period,
+    errorCode: d.errorCode,
+    created: iso(d.createdAt),
+    recipients: d.recipients.map((r) => ({ ...r, errorName: sqsCodeName(r.errorCode) })),
+  }),
+  allowance: (a: AllowanceRow): AllowanceType => ({
+    recipientId: a.recipientMsisdn,
+    donorPlanId: a.donorPlanId,
+    donationId: a.donationId,
+    unitMeteringType: a.unitMeteringType,
+    amount: a.amount,
+    period: a.period,
+    created: iso(a.createdAt),
+  }),
+  group: (g: GroupRow): GroupType => ({
+    id: g.id,
+    ownerId: g.ownerMsisdn,
+    name: g.name,
+    quotaType: g.quotaType ?? 'share',
+    created: iso(g.createdAt),
+    updated: iso(g.updatedAt),
+  }),
+  member: (m: MemberRow): GroupMemberType => ({
+    memberId: m.memberMsisdn,
+    quota: m.quota,
+    joined: iso(m.createdAt),
+  }),
+  recurring: (r: RecurringRow): RecurringDonationType => ({
+    id: r.id,
+    donorId: r.donorMsisdn,
+    donorPlanId: r.donorPlanId,
+    quotaType: r.quotaType,
+    groupId: r.groupId,
+    recipients: r.recipients,
+    planName: r.planName ?? null,
+    created: iso(r.createdAt),
+    updated: iso(r.createdAt),
+  }),
+};
+
+/** Resolves to null where the service reports NOT_FOUND; other failures propagate. */
+export function nullIfNotFound<T>(p: Promise<T>): Promise<T | null> {
+  return p.catch((err: unknown) => {
+    if (domainErrorOf(err)?.code === 'NOT_FOUND') return null;
+    throw err;
+  });
+}
+
+/** The request's sharing DataLoaders, built once per request. */
+export function loaders(ctx: GatewayContext): SharingLoaders {
+  const caller = callerOf(ctx);
+  return perRequest(ctx, 'sharing', () => ctx.services.sharing.loaders(caller));
+}
+
+const IDEMPOTENCY_KEY_DOC =
+  'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only committed results are remembered: after a refusal or a failure the key is free again.';
+
+/** The optional `idempotencyKey` argument of the quota-sharing writes. */
+export const idempotencyKeyArg = () =>
+  Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC });
+
+/** How a typed sharing input reports bad fields, for argument descriptions. */
+export const INPUT_DOC =
+  'Missing or out-of-range fields are refused naming each (BAD_USER_INPUT with `fields`; over REST 412), as the legacy path does.';
