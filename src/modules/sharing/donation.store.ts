@@ -5,6 +5,8 @@ import { AllowanceRow, DonationRow, ShareQuotaType, UnitMeteringType } from './s
 /** SQL of donations and allowances (CONTRACT §5); used only by the donation service. */
 
 const num = (v: unknown) => Number(v);
+
+/** Locks subscriber rows (MySQL) in a fixed order so concurrent donations cannot deadlock. */
 export async function lockSubscribers(db: Knex, tenantId: number, msisdns: string[]): Promise<void> {
   if (dialectOf(db) !== 'mysql' || msisdns.length === 0) return;
   await lock(

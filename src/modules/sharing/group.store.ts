@@ -2,7 +2,10 @@ import { Knex } from 'knex';
 import { certifiedLock, forUpdate as lock } from '../../db/knex';
 import { GroupRow, MemberRow, ShareQuotaType } from './sharing.rows';
 
+/** SQL of groups and members (CONTRACT §5, issue 11); used only by the group services. Every function runs on the connection or transaction it is given. */
+
 const num = (v: unknown) => Number(v);
+
 const toGroup = (r: Record<string, unknown>): GroupRow => ({
   id: String(r.id),
   tenantId: num(r.tenant_id),
@@ -105,11 +108,7 @@ export async function deleteGroup(db: Knex, id: string): Promise<void> {
   await db('sharing_groups').where({ id }).delete();
 }
 
-/**
- * Group writes of the wider SQS API (issue 11): renaming a group, changing member quotas,
- * removing several members. Read and insert queries of groups and members live in
- * `sharing.store.ts`. Every function runs on the connection or transaction it is given.
- */
+/* Group writes of the wider SQS API (issue 11): renaming a group, changing member quotas, removing several members. */
 
 /** Whether the owner has another group (not `exceptId`) with that name. */
 export async function ownerHasGroupNamed(

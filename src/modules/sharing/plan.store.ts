@@ -161,5 +161,3 @@ export async function renewPlan(db: Knex, planId: number, unitAmount: number, no
     .where({ id: planId })
     .update({ remaining: unitAmount, period: db.raw('period + 1'), renewed_at: nowMs });
 }
-
-/** Locks subscriber rows (MySQL) in a fixed order so concurrent donations cannot deadlock. */

@@ -4,6 +4,7 @@ import { RecurringRow, ShareQuotaType } from './sharing.rows';
 /** SQL of recurring donations (CONTRACT §5); used only by the recurring donation service. */
 
 const num = (v: unknown) => Number(v);
+
 const toRecurring = (r: Record<string, unknown>): RecurringRow => ({
   id: String(r.id),
   tenantId: num(r.tenant_id),

@@ -13,12 +13,6 @@ import { PlanService } from './plan.service';
 import { RecurringDonationService } from './recurring-donation.service';
 import { MemberRow, RecurringRow } from './sharing.rows';
 
-export { GROUP_PAGE_SIZE } from './group.service';
-export { RECURRING_PAGE_SIZE } from './recurring-donation.service';
-export { grantFor, overallCode } from './donation.service';
-export type { RenewalOutcome } from './plan-renewal.service';
-export * from './plan.validation';
-
 /** The caller's tenant. */
 export interface SharingCaller {
   tenantId: number;
