@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { dialectOf, forUpdate as lock } from '../../db/knex';
-import { AllowanceRow, DonationRow, ShareQuotaType, UnitMeteringType } from './sharing.rows';
+import { AllowanceRow, DonationRow, UnitMeteringType, donorFieldsOf } from './sharing.rows';
 
 /** SQL of donations and allowances (CONTRACT §5); used only by the donation service. */
 
@@ -89,12 +89,7 @@ export async function insertDonation(db: Knex, d: DonationRow, unit: UnitMeterin
 
 function toDonation(r: Record<string, unknown>, recipients: DonationRow['recipients']): DonationRow {
   return {
-    id: String(r.id),
-    tenantId: num(r.tenant_id),
-    donorMsisdn: String(r.donor_msisdn),
-    donorPlanId: num(r.donor_plan_id),
-    quotaType: r.quota_type as ShareQuotaType,
-    groupId: (r.group_id as string | null) ?? null,
+    ...donorFieldsOf(r),
     recurringDonationId: (r.recurring_donation_id as string | null) ?? null,
     period: num(r.period),
     errorCode: num(r.error_code),

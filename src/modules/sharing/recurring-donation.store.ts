@@ -1,17 +1,12 @@
 import { Knex } from 'knex';
-import { RecurringRow, ShareQuotaType } from './sharing.rows';
+import { RecurringRow, donorFieldsOf } from './sharing.rows';
 
 /** SQL of recurring donations (CONTRACT §5); used only by the recurring donation service. */
 
 const num = (v: unknown) => Number(v);
 
 const toRecurring = (r: Record<string, unknown>): RecurringRow => ({
-  id: String(r.id),
-  tenantId: num(r.tenant_id),
-  donorMsisdn: String(r.donor_msisdn),
-  donorPlanId: num(r.donor_plan_id),
-  quotaType: r.quota_type as ShareQuotaType,
-  groupId: (r.group_id as string | null) ?? null,
+  ...donorFieldsOf(r),
   recipients: r.recipients ? (JSON.parse(String(r.recipients)) as RecurringRow['recipients']) : null,
   createdAt: num(r.created_at),
   planName: (r.plan_name as string | null) ?? null,

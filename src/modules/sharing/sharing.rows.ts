@@ -48,14 +48,30 @@ export interface MemberRow {
   createdAt: number;
 }
 
-/** A recurring donation: explicit recipients or a group, executed at every plan renewal. */
-export interface RecurringRow {
+/** What a donation and a recurring donation both record: who gives, from which plan, to a group or not. */
+export interface DonorFields {
   id: string;
   tenantId: number;
   donorMsisdn: string;
   donorPlanId: number;
   quotaType: ShareQuotaType;
   groupId: string | null;
+}
+
+/** The {@link DonorFields} of a `donations` or `recurring_donations` row. */
+export function donorFieldsOf(r: Record<string, unknown>): DonorFields {
+  return {
+    id: String(r.id),
+    tenantId: Number(r.tenant_id),
+    donorMsisdn: String(r.donor_msisdn),
+    donorPlanId: Number(r.donor_plan_id),
+    quotaType: r.quota_type as ShareQuotaType,
+    groupId: (r.group_id as string | null) ?? null,
+  };
+}
+
+/** A recurring donation: explicit recipients or a group, executed at every plan renewal. */
+export interface RecurringRow extends DonorFields {
   recipients: { recipientId: string; quota: number }[] | null;
   createdAt: number;
   /** The donor plan's definition name (read only; null if the plan is gone). */
@@ -63,13 +79,7 @@ export interface RecurringRow {
 }
 
 /** A donation and its per-recipient results. */
-export interface DonationRow {
-  id: string;
-  tenantId: number;
-  donorMsisdn: string;
-  donorPlanId: number;
-  quotaType: ShareQuotaType;
-  groupId: string | null;
+export interface DonationRow extends DonorFields {
   recurringDonationId: string | null;
   period: number;
   /** Overall errorCode (spec 2.7): 0 when any recipient received quota, else the first failure's code. */
