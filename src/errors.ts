@@ -135,11 +135,7 @@ export class DatabaseTimeoutError extends Error {
 
 /** True when `err` (or what it wraps) is a statement stopped by its request's deadline. */
 export function isDeadlineStop(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 5; depth++) {
-    if (e instanceof DatabaseTimeoutError) return e.deadline;
-    e = (e as { originalError?: unknown }).originalError;
-  }
+  for (const e of errorChain(err)) if (e instanceof DatabaseTimeoutError) return e.deadline;
   return false;
 }
 
@@ -191,12 +187,22 @@ export class TooManyRequestsError extends DomainError {
   }
 }
 
-/** Finds the DomainError behind a GraphQL error, if any. */
-export function domainErrorOf(err: unknown): DomainError | undefined {
+/**
+ * `err` and the errors it wraps, outermost first, at most five: GraphQL's `originalError`, the
+ * standard `cause`, and graphql-js's `thrownValue` (a NonErrorThrown wraps a thrown value that is
+ * not an Error of its realm, as a native driver's errors are under Jest).
+ */
+export function* errorChain(err: unknown): Generator<unknown> {
   let e: unknown = err;
   for (let depth = 0; e && depth < 5; depth++) {
-    if (e instanceof DomainError) return e;
-    e = (e as { originalError?: unknown }).originalError;
+    yield e;
+    const x = e as { originalError?: unknown; cause?: unknown; thrownValue?: unknown };
+    e = x.originalError ?? x.cause ?? x.thrownValue;
   }
+}
+
+/** Finds the DomainError behind a GraphQL error, if any. */
+export function domainErrorOf(err: unknown): DomainError | undefined {
+  for (const e of errorChain(err)) if (e instanceof DomainError) return e;
   return undefined;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import { Counter } from 'prom-client';
-import { DatabaseTimeoutError } from '../errors';
+import { DatabaseTimeoutError, errorChain } from '../errors';
 import { remainingMs } from '../lib/request-scope';
 
 /**
@@ -317,16 +317,15 @@ const TIMEOUT_ERRNOS = new Set([1205, 1317, 1969, 3024]);
  * Classifies an error from knex or a driver: `unreachable` (connection refused or lost, server
  * gone), `timeout` (acquire, connect, lock wait, statement or request deadline, or a write
  * conflict whose reruns were spent, see {@link retryingTransaction}), or undefined
- * for anything else (a constraint, a bug). Follows `originalError`, `cause` and `thrownValue` chains.
+ * for anything else (a constraint, a bug). Looks along the {@link errorChain}.
  */
 export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 5; depth++) {
-    const x = e as { code?: string; errno?: number; name?: string; fatal?: boolean; message?: string };
+  for (const e of errorChain(err)) {
+    const x = e as { code?: string; errno?: unknown; name?: string; fatal?: boolean; message?: string };
     if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
     // MariaDB's max_statement_time error (1969) has no name in mysql2; 3024 is MySQL's, 1317 a
     // statement interrupted (SQLSTATE 70100).
-    const errno = (x as { errno?: unknown }).errno;
+    const errno = x.errno;
     if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) return 'timeout';
     // SQLite extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE…) count as their base code.
     if (x.code && (TIMEOUT_CODES.has(x.code) || /^SQLITE_(BUSY|LOCKED)_/.test(x.code))) return 'timeout';
@@ -334,9 +333,6 @@ export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
     if (typeof errno === 'number' && errno in CONFLICT_ERRNOS) return 'timeout';
     if (x.code && UNREACHABLE_CODES.has(x.code)) return 'unreachable';
     if (x.fatal === true || /connection is in closed state/.test(x.message ?? '')) return 'unreachable';
-    // graphql-js wraps a thrown value that is not an Error of its realm as NonErrorThrown.thrownValue.
-    const next = x as { originalError?: unknown; cause?: unknown; thrownValue?: unknown };
-    e = next.originalError ?? next.cause ?? next.thrownValue;
   }
   return undefined;
 }
@@ -396,14 +392,12 @@ export type TransactionConflict = 'deadlock' | 'snapshot';
 
 const CONFLICT_ERRNOS: Record<number, TransactionConflict> = { 1213: 'deadlock', 1020: 'snapshot' };
 
-/** The write conflict that rolled back a transaction (see {@link TransactionConflict}), or undefined. Follows `cause`/`originalError` chains. */
+/** The write conflict that rolled back a transaction (see {@link TransactionConflict}), or undefined, along the {@link errorChain}. */
 export function transactionConflictOf(err: unknown): TransactionConflict | undefined {
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 5; depth++) {
-    const x = e as { errno?: number; originalError?: unknown; cause?: unknown };
-    const conflict = typeof x.errno === 'number' ? CONFLICT_ERRNOS[x.errno] : undefined;
+  for (const e of errorChain(err)) {
+    const errno = (e as { errno?: unknown }).errno;
+    const conflict = typeof errno === 'number' ? CONFLICT_ERRNOS[errno] : undefined;
     if (conflict) return conflict;
-    e = x.originalError ?? x.cause;
   }
   return undefined;
 }
