@@ -1,0 +1,147 @@
+import { Knex } from 'knex';
+import { monotonicFactory } from 'ulid';
+import { Clock } from '../../lib/clock';
+
+/**
+ * An event to record in the outbox (issue 12 part 1), written by the service that makes the
+ * change, in the change's own transaction.
+ */
+export interface NewOutboxEvent {
+  /** The tenant the change belongs to (tenants.id); the routing key uses the tenant's name. */
+  tenantId: number;
+  /** Event type from the event catalogue (README "Events"), such as `charge.completed`. */
+  type: string;
+  /** The msisdn or group id the event is about; the relay keeps order per subject. */
+  subject: string;
+  /**
+   * The event's JSON document. Money is a decimal string, quota an integer in the plan's unit,
+   * times epoch seconds, as in the catalogue.
+   */
+  payload: Record<string, unknown>;
+}
+
+/** A recorded outbox event as read back (relay, subscriptions). */
+export interface OutboxEvent extends NewOutboxEvent {
+  /** Insertion order; follows commit order per subject. */
+  seq: number;
+  /** The event's public id (ULID), the AMQP `message_id`. */
+  eventId: string;
+  /** Tenant name (tenants.name), the routing key's first word. */
+  tenant: string;
+  /** When the change was committed, epoch milliseconds (the writer's clock). */
+  createdAtMs: number;
+  /** When the broker confirmed the event, epoch milliseconds; null while unpublished. */
+  publishedAtMs: number | null;
+}
+
+const nextUlid = monotonicFactory();
+
+/**
+ * A new event id: a ULID (26 Crockford base32 characters, sortable by creation time, strictly
+ * increasing within this process).
+ */
+export function newEventId(clock: Clock): string {
+  return nextUlid(clock.nowMs());
+}
+
+/**
+ * Inserts events into the outbox inside the caller's transaction `trx`, in the order given, and
+ * returns their event ids. Must run in the same transaction as the change the events describe:
+ * a rolled-back (or retried) transaction takes its events with it. Raises whatever the database
+ * raises (the caller's transaction handles it).
+ */
+export async function recordEvents(
+  trx: Knex,
+  clock: Clock,
+  events: readonly NewOutboxEvent[],
+): Promise<string[]> {
+  if (events.length === 0) return [];
+  const createdAt = clock.nowMs();
+  const rows = events.map((e) => ({
+    event_id: newEventId(clock),
+    tenant_id: e.tenantId,
+    type: e.type,
+    subject: e.subject,
+    payload: JSON.stringify(e.payload),
+    created_at: createdAt,
+    published_at: null,
+  }));
+  await trx('outbox_events').insert(rows);
+  return rows.map((r) => r.event_id);
+}
+
+/** One event; see {@link recordEvents}. Returns the event id. */
+export async function recordEvent(trx: Knex, clock: Clock, event: NewOutboxEvent): Promise<string> {
+  const [id] = await recordEvents(trx, clock, [event]);
+  return id;
+}
+
+interface OutboxRow {
+  seq: number | string;
+  event_id: string;
+  tenant_id: number;
+  tenant: string;
+  type: string;
+  subject: string;
+  payload: string;
+  created_at: number | string;
+  published_at: number | string | null;
+}
+
+/** Maps an `outbox_events` row joined with its tenant's name. */
+export function outboxEventOf(row: OutboxRow): OutboxEvent {
+  return {
+    seq: Number(row.seq),
+    eventId: row.event_id,
+    tenantId: row.tenant_id,
+    tenant: row.tenant,
+    type: row.type,
+    subject: row.subject,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    createdAtMs: Number(row.created_at),
+    publishedAtMs: row.published_at === null ? null : Number(row.published_at),
+  };
+}
+
+/** The columns {@link outboxEventOf} reads. */
+export function selectOutboxEvents(db: Knex): Knex.QueryBuilder {
+  return db('outbox_events as e')
+    .join('tenants as t', 't.id', 'e.tenant_id')
+    .select(
+      'e.seq',
+      'e.event_id',
+      'e.tenant_id',
+      't.name as tenant',
+      'e.type',
+      'e.subject',
+      'e.payload',
+      'e.created_at',
+      'e.published_at',
+    );
+}
+
+/**
+ * Events recorded after `afterSeq` (exclusive), oldest first, at most `limit` (1–1000), optionally
+ * of one tenant and of some types. Committed rows only (the caller's isolation level). Used by
+ * the GraphQL subscription feed, which polls it from the last seq it saw.
+ */
+export async function listEventsAfter(
+  db: Knex,
+  options: { afterSeq: number; limit: number; tenantId?: number; types?: readonly string[] },
+): Promise<OutboxEvent[]> {
+  const q = selectOutboxEvents(db)
+    .where('e.seq', '>', options.afterSeq)
+    .orderBy('e.seq', 'asc')
+    .limit(Math.max(1, Math.min(1000, options.limit)));
+  if (options.tenantId !== undefined) q.where('e.tenant_id', options.tenantId);
+  if (options.types) q.whereIn('e.type', options.types);
+  const rows = (await q) as OutboxRow[];
+  return rows.map(outboxEventOf);
+}
+
+/** The highest seq recorded so far (0 when the outbox is empty): where a new feed starts. */
+export async function lastEventSeq(db: Knex): Promise<number> {
+  const row = (await db('outbox_events').max({ seq: 'seq' }).first()) as
+    { seq: number | string | null } | undefined;
+  return Number(row?.seq ?? 0);
+}
