@@ -69,7 +69,12 @@ export class DonationCdrTrail {
   }
 
   /** Step 0, donation start: the donor, its plan and the group (group donations). */
-  start(donor: { donorId: string; donorPlanId: number; groupId: string | null; groupName: string | null }): void {
+  start(donor: {
+    donorId: string;
+    donorPlanId: number;
+    groupId: string | null;
+    groupName: string | null;
+  }): void {
     Object.assign(this.context, donor);
     this.push(DonationTx.START, {});
   }
@@ -89,7 +94,13 @@ export class DonationCdrTrail {
    * what it is worth in the plan's unit, `unit` the plan's unit metering type (the published
    * "usage type such as volume or time"), `errorCode` the recipient's result.
    */
-  recipient(r: { recipientId: string; quota: number; amount: number; unit: string; errorCode: number }): void {
+  recipient(r: {
+    recipientId: string;
+    quota: number;
+    amount: number;
+    unit: string;
+    errorCode: number;
+  }): void {
     const deduct = { deductQuotaType: r.unit, deductQuotaValue: r.quota, recipientId: r.recipientId };
     if (r.errorCode === QUOTA_UNAVAILABLE) {
       this.push(DonationTx.DEDUCT_QUOTA, { ...deduct, donationErrorCode: r.errorCode, deductedAmount: 0 });
@@ -104,7 +115,12 @@ export class DonationCdrTrail {
       recipientId: r.recipientId,
       addedAmount: ok ? r.amount : 0,
     });
-    if (!ok) this.push(DonationTx.ROLLBACK_QUOTA, { ...deduct, donationErrorCode: r.errorCode, deductedAmount: r.amount });
+    if (!ok)
+      this.push(DonationTx.ROLLBACK_QUOTA, {
+        ...deduct,
+        donationErrorCode: r.errorCode,
+        deductedAmount: r.amount,
+      });
   }
 
   /** Step 1, donation end, with the donation's overall errorCode (as in the HTTP response). */

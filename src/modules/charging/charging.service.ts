@@ -71,8 +71,10 @@ function rawString(o: unknown, key: string, max: number): string | null {
 
 /** The charging CDR keys of a request body that failed validation: whatever of them it carries as strings. */
 function rawKeysOf(body: unknown): Pick<ChargingCdr, 'operationId' | 'msisdn' | 'lookup'> {
-  const params = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).ratingParams : null;
-  const lookup = typeof params === 'object' && params !== null ? (params as Record<string, unknown>).lookup : null;
+  const params =
+    typeof body === 'object' && body !== null ? (body as Record<string, unknown>).ratingParams : null;
+  const lookup =
+    typeof params === 'object' && params !== null ? (params as Record<string, unknown>).lookup : null;
   return {
     operationId: rawString(params, 'operationId', 128),
     msisdn: rawString(body, 'msisdn', 32),
@@ -262,7 +264,11 @@ export class ChargingService {
     const result = await run(parsed, cdr);
     if (!cdr.written) {
       const keys = parsed.ok
-        ? { operationId: parsed.request.operationId, msisdn: parsed.request.msisdn, lookup: parsed.request.lookup }
+        ? {
+            operationId: parsed.request.operationId,
+            msisdn: parsed.request.msisdn,
+            lookup: parsed.request.lookup,
+          }
         : rawKeysOf(body);
       try {
         await this.cdrs.charging(this.db, caller, { kind, ...keys, ...this.moved(result) });
@@ -274,7 +280,9 @@ export class ChargingService {
   }
 
   /** The CDR's result fields of an outcome: its returnCode, the amount moved, currency and balance after. */
-  private moved(result: RatingOutcome): Pick<ChargingCdr, 'returnCode' | 'amount' | 'currency' | 'balanceAfter'> {
+  private moved(
+    result: RatingOutcome,
+  ): Pick<ChargingCdr, 'returnCode' | 'amount' | 'currency' | 'balanceAfter'> {
     return {
       returnCode: result.returnCode,
       amount: result.chargedAmount,
@@ -436,7 +444,9 @@ export class ChargingService {
               ...this.moved(o),
               amount: null,
             })
-            .catch((e: unknown) => this.logger.error({ err: e, operationId: r.operationId }, 'charging CDR not written'));
+            .catch((e: unknown) =>
+              this.logger.error({ err: e, operationId: r.operationId }, 'charging CDR not written'),
+            );
           cdr.written = true;
           return o;
         }

@@ -145,7 +145,8 @@ export class GroupService {
       const cancelled = (await listRecurring(trx, caller.tenantId, { groupId: id }, 0, 100)).rows;
       await deleteGroup(trx, id);
       await this.cdrs.group(trx, caller, GroupTx.DELETED, group);
-      for (const rec of cancelled) await this.cdrs.recurring(trx, caller, RecurringTx.DELETED, rec, group.name);
+      for (const rec of cancelled)
+        await this.cdrs.recurring(trx, caller, RecurringTx.DELETED, rec, group.name);
     });
   }
 
@@ -176,7 +177,13 @@ export class GroupService {
       const member = (await membersOf(trx, [groupId])).find((x) => x.memberMsisdn === m);
       if (!(await deleteMember(trx, groupId, m, this.clock.nowMs())))
         throw sqsError.notFound(SqsCode.SUBSCRIBER_NOT_FOUND, `${m} is not a member of group ${groupId}`);
-      await this.cdrs.group(trx, caller, GroupTx.MEMBER_DELETED, group, member ?? { memberMsisdn: m, quota: 0 });
+      await this.cdrs.group(
+        trx,
+        caller,
+        GroupTx.MEMBER_DELETED,
+        group,
+        member ?? { memberMsisdn: m, quota: 0 },
+      );
     });
   }
 }
