@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestApp, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
+import { withFailingBalanceWrites } from '../helpers/faults';
 import { DONOR, PLAN, R, REMAINING, remainingOf, sharingDataset, sqsClient } from '../helpers/sharing';
 import { LAYOUTS } from '../../src/modules/cdrs/cdr.layouts';
 
@@ -329,6 +330,28 @@ describe('charging CDRs (service ID 200)', () => {
       },
     });
     expect(rows[3].charging).toMatchObject({ providerId: null, applicationId: '50000029' });
+  });
+});
+
+describe('charging CDRs when the operation rolls back', () => {
+  it('a rating whose balance write fails answers 4000, charges nothing, and still has its CDR', async () => {
+    const crsAuth = 'Basic ' + Buffer.from('crs:crs-password').toString('base64');
+    const body = ratingBody({}, { msisdn: DONOR });
+    const res = await withFailingBalanceWrites(app.tdb.db, app.tdb.dialect, () =>
+      app.request('POST', '/crs-api/processRating', {
+        auth: crsAuth,
+        json: true,
+        headers: { tenant: 'acme' },
+        body,
+      }),
+    );
+    expect(res.json()).toMatchObject({ returnCode: 4000 });
+    const opId = (body.ratingParams as { operationId: string }).operationId;
+    expect(await app.tdb.db('charges').where({ operation_id: opId })).toEqual([]);
+    const rows = await cdrs('CHARGING');
+    expect(rows.map((c) => [c.recordId, c.actor, c.charging!.returnCode, c.charging!.amount])).toEqual([
+      [opId, 'crs', 4000, null],
+    ]);
   });
 });
 
