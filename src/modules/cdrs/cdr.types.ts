@@ -23,7 +23,8 @@ registerEnumType(CdrTypeName, {
 
 /** Donation CDR fields 9-31 (published). */
 @ObjectType('DonationCdrFields', {
-  description: 'The fields of an SQS donation CDR after the common ones (published fields 9-31).',
+  description:
+    'The fields of an SQS donation CDR after the common ones (published fields 9-31; the SPCM status and error codes, the donor plan expiry and the recipient plan ID, always empty in this gateway, are left out).',
 })
 export class DonationCdrFieldsType {
   @Field(() => Int, { description: '0 one-time donation, 1 recurring donation.' })
