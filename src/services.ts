@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { Config } from './config';
 import { Clock } from './lib/clock';
 import { Logger } from './logger';
+import { CdrService } from './modules/cdrs/cdr.service';
 import { ChargingService } from './modules/charging/charging.service';
 import { IdempotencyService } from './modules/idempotency/idempotency.service';
 import { LocationService } from './modules/locations/location.service';
@@ -14,6 +15,8 @@ export interface Services {
   locations: LocationService;
   charging: ChargingService;
   sharing: SharingService;
+  /** Reading CDRs (issue 12 part 5); they are written by the services above. */
+  cdrs: CdrService;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
@@ -29,5 +32,6 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
       logger,
       new IdempotencyService(db, clock, logger),
     ),
+    cdrs: new CdrService(db),
   };
 }

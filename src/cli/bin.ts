@@ -17,11 +17,20 @@ import { systemClock } from '../lib/clock';
 import { createLogger } from '../logger';
 import { runGateway } from '../main';
 import { createServices } from '../services';
-import { upsertTenant } from '../modules/tenants/tenant.store';
+import { CdrService, parseCdrKind, parseWindow } from '../modules/cdrs/cdr.service';
+import { CDR_KINDS } from '../modules/cdrs/cdr.layouts';
+import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
+import { DomainError } from '../errors';
 import { VERSION } from '../version';
 
 /** A CLI failure shown as one line on stderr with exit status 1. */
 class CliError extends Error {}
+
+/** The first field a validation error names (the CLI option it came from). */
+function fieldOf(err: DomainError): string {
+  const fields = (err.extensions as { fields?: { field: string }[] }).fields;
+  return fields?.[0]?.field ?? 'input';
+}
 
 /** Environment variable `client create` reads the new client's password from. */
 export const PASSWORD_ENV = 'GATEWAY_CLIENT_PASSWORD';
@@ -85,7 +94,7 @@ async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
 /**
  * The gateway CLI (CONTRACT §8), `npm run -s cli -- <command>` (`-s`: no npm banner on stdout)
  * or the package bin `subscriber-gateway` after `npm run build`:
- * `migrate`, `import <file.json>`, `client create`, `plan renew <planId>`, `serve`, `schema`.
+ * `migrate`, `import <file.json>`, `client create`, `plan renew <planId>`, `cdr export`, `serve`, `schema`.
  */
 export function buildCli(): Command {
   const program = new Command('subscriber-gateway')
@@ -183,6 +192,53 @@ export function buildCli(): Command {
           `${JSON.stringify({ planId: r.plan.id, period: r.plan.period, remaining: r.plan.remaining, donation: r.donation && { id: r.donation.id, errorCode: r.donation.errorCode, recipients: r.donation.recipients } })}\n`,
         );
       }),
+    );
+
+  program
+    .command('cdr')
+    .description('CDRs (issue 12 part 5)')
+    .command('export')
+    .description(
+      'write the CDRs of one type generated in [from, to) as CSV (RFC 4180) in the published field order, dates DD/MM/YYYY and times hh:mm:ss (UTC), oldest first',
+    )
+    .requiredOption('--type <type>', `one of ${CDR_KINDS.join(', ')}`)
+    .requiredOption(
+      '--from <time>',
+      'start, inclusive: ISO-8601 date (UTC midnight) or date-time with Z or an offset',
+    )
+    .requiredOption('--to <time>', 'end, exclusive: as --from')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--tenant <name>', "only this tenant's CDRs (default: every tenant)")
+    .option('--no-header', 'omit the header line of field names')
+    .action(
+      (opts: { type: string; from: string; to: string; out?: string; tenant?: string; header: boolean }) =>
+        withDb(async (db) => {
+          let filter;
+          try {
+            filter = { type: parseCdrKind(opts.type), ...parseWindow(opts.from, opts.to) };
+          } catch (err) {
+            if (err instanceof DomainError) throw new CliError(`--${fieldOf(err)}: ${err.message}`);
+            throw err;
+          }
+          let tenantId: number | undefined;
+          if (opts.tenant !== undefined) {
+            const tenant = await findTenantByName(db, opts.tenant);
+            if (!tenant) throw new CliError(`--tenant: no tenant ${opts.tenant}`);
+            tenantId = tenant.id;
+          }
+          const file = opts.out === undefined ? undefined : fs.createWriteStream(opts.out);
+          const write = (chunk: string) =>
+            new Promise<void>((resolve, reject) => {
+              const target = file ?? process.stdout;
+              target.write(chunk, (err) => (err ? reject(err) : resolve()));
+            });
+          try {
+            const n = await new CdrService(db).exportCsv({ ...filter, tenantId }, write, opts.header);
+            if (file) process.stderr.write(`${n} CDRs written to ${opts.out}\n`);
+          } finally {
+            if (file) await new Promise<void>((resolve) => file.end(resolve));
+          }
+        }),
     );
 
   program

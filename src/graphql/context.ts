@@ -39,10 +39,21 @@ export function perRequest<T>(ctx: GatewayContext, key: string, create: () => T)
 }
 
 /**
- * The authenticated caller as services want it.
+ * The authenticated caller as services want it (the username is the CDRs' actor).
  * @throws UnauthenticatedError when the request carries no valid credentials.
  */
-export function callerOf(ctx: GatewayContext): { clientId: number; tenantId: number; tenantName: string } {
+export function callerOf(ctx: GatewayContext): {
+  clientId: number;
+  tenantId: number;
+  tenantName: string;
+  /** The client's username: the actor CDRs name (issue 12 part 5). */
+  actor: string;
+} {
   if (!ctx.client) throw new UnauthenticatedError('authentication required');
-  return { clientId: ctx.client.id, tenantId: ctx.client.tenantId, tenantName: ctx.client.tenantName };
+  return {
+    clientId: ctx.client.id,
+    tenantId: ctx.client.tenantId,
+    tenantName: ctx.client.tenantName,
+    actor: ctx.client.username,
+  };
 }

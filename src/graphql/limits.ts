@@ -94,6 +94,7 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
 export const PAGE_LISTS: ReadonlySet<string> = new Set([
   'LocationConnection.edges',
   'ChargeConnection.nodes',
+  'CdrConnection.nodes',
 ]);
 
 /**

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { CdrResolver } from '../modules/cdrs/cdr.resolver';
 import { ChargingResolver } from '../modules/charging/charging.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
 import { GroupResolver, GroupWriteResolver } from '../modules/sharing/group.resolver';
@@ -22,6 +23,7 @@ export const RESOLVERS = [
   PlanResolver,
   SubscriberPlanResolver,
   GroupWriteResolver,
+  CdrResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -14,6 +14,7 @@ import { Money, MoneyFormatError } from '../../lib/money';
 import { requireMsisdn } from '../../lib/msisdn';
 import { currentScope, withDeadline } from '../../lib/request-scope';
 import { Logger } from '../../logger';
+import { CdrRecorder, ChargingCdr } from '../cdrs/cdr.recorder';
 import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import {
   ChargeKind,
@@ -30,7 +31,13 @@ import {
   readBalance,
   upsertRating,
 } from './charging.store';
-import { RatingLookup, RatingRequest, fingerprint, parseRatingRequest } from './rating-request';
+import {
+  ParsedRatingRequest,
+  RatingLookup,
+  RatingRequest,
+  fingerprint,
+  parseRatingRequest,
+} from './rating-request';
 import { ReturnCode, ReturnCodeValue } from './return-codes';
 
 /** The outcome of processRating / processRefund (CONTRACT §4). Amounts exact, in `currency`. */
@@ -44,9 +51,41 @@ export interface RatingOutcome {
   currency: string | null;
 }
 
-/** The caller's tenant. */
+/** The caller's tenant and, for the charging CDR, the API client's username (`actor`). */
 export interface ChargingCaller {
   tenantId: number;
+  actor?: string;
+}
+
+/** Whether the running operation's charging CDR was written in its transaction (see ChargingService.withCdr). */
+interface CdrState {
+  written: boolean;
+}
+
+/** A string field of a raw body, cut to `max` characters; null when absent or not a string. */
+function rawString(o: unknown, key: string, max: number): string | null {
+  if (typeof o !== 'object' || o === null) return null;
+  const v = (o as Record<string, unknown>)[key];
+  return typeof v === 'string' ? v.slice(0, max) : null;
+}
+
+/** The charging CDR keys of a request body that failed validation: whatever of them it carries as strings. */
+function rawKeysOf(body: unknown): Pick<ChargingCdr, 'operationId' | 'msisdn' | 'lookup'> {
+  const params =
+    typeof body === 'object' && body !== null ? (body as Record<string, unknown>).ratingParams : null;
+  const lookup =
+    typeof params === 'object' && params !== null ? (params as Record<string, unknown>).lookup : null;
+  return {
+    operationId: rawString(params, 'operationId', 128),
+    msisdn: rawString(body, 'msisdn', 32),
+    lookup: {
+      providerId: rawString(lookup, 'providerId', 64),
+      applicationId: rawString(lookup, 'applicationId', 64),
+      serviceId: rawString(lookup, 'serviceId', 64),
+      originId: rawString(lookup, 'originId', 64),
+      bundleId: rawString(lookup, 'bundleId', 64),
+    },
+  };
 }
 
 /** Where an operation was when an infrastructure error hit it; decides the return code. */
@@ -146,13 +185,17 @@ function fromLedger(row: ChargeRow): RatingOutcome {
 export class ChargingService {
   /** One operation per subscriber at a time holds a database connection (issue 10 bulkheads). */
   private readonly bulkhead = new KeyedBulkhead(1);
+  /** Charging CDRs (issue 12 part 5). */
+  private readonly cdrs: CdrRecorder;
 
   constructor(
     private readonly db: Knex,
     private readonly clock: Clock,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.cdrs = new CdrRecorder(clock);
+  }
 
   /**
    * Rates and charges one request body (spec 2.4). Order: validation (see parseRatingRequest;
@@ -166,10 +209,12 @@ export class ChargingService {
    * arrival (authentication included); past it nothing is committed and the answer is 5001.
    */
   processRating(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
-    const parsed = parseRatingRequest(body);
-    if (!parsed.ok) return Promise.resolve(outcome(parsed.returnCode));
-    return this.runOperation(caller, 'charge', parsed.request, (trx, r, record, stage) =>
-      this.rate(trx, caller, r, record, stage),
+    return this.withCdr(caller, 'rating', body, (parsed, cdr) =>
+      !parsed.ok
+        ? Promise.resolve(outcome(parsed.returnCode))
+        : this.runOperation(caller, 'charge', parsed.request, cdr, (trx, r, record, stage) =>
+            this.rate(trx, caller, r, record, stage),
+          ),
     );
   }
 
@@ -179,12 +224,16 @@ export class ChargingService {
    * credited back once (repeats answer 0 and credit nothing).
    */
   processRefund(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
-    const parsed = parseRatingRequest(body);
+    return this.withCdr(caller, 'refund', body, (parsed, cdr) => this.refund(caller, parsed, cdr));
+  }
+
+  /** processRefund past the charging CDR frame. */
+  private refund(caller: ChargingCaller, parsed: ParsedRatingRequest, cdr: CdrState): Promise<RatingOutcome> {
     if (!parsed.ok) return Promise.resolve(outcome(parsed.returnCode));
     const r = parsed.request;
     if (r.preRating && !r.preRating.downloadFeeWot.isZero())
       return Promise.resolve(outcome(ReturnCode.DOWNLOAD_FEE_IN_REFUND, r.operationId));
-    return this.runOperation(caller, 'refund', r, async (trx, req, record, stage) => {
+    return this.runOperation(caller, 'refund', r, cdr, async (trx, req, record, stage) => {
       const charge = await findCharge(trx, caller.tenantId, 'charge', req.operationId);
       if (!charge || charge.returnCode !== ReturnCode.SUCCESS || charge.msisdn !== req.msisdn)
         return outcome(ReturnCode.REFUND_FAILED, req.operationId);
@@ -195,6 +244,51 @@ export class ChargingService {
       await addToBalance(trx, sub.id, charge.amount);
       return record(ReturnCode.SUCCESS, sub, charge.amount, await readBalance(trx, sub.id));
     });
+  }
+
+  /**
+   * The charging CDR frame (issue 12 part 5): every rating and refund outcome gets one charging
+   * CDR. An outcome decided inside the operation's transaction has it written there (see
+   * transact); any other (validation refusal, busy subscriber, a failure that rolled the
+   * transaction back, the deadline) gets it here in a statement of its own. A CDR that cannot
+   * be written then (the database is down) is logged and the outcome still answered.
+   */
+  private async withCdr(
+    caller: ChargingCaller,
+    kind: ChargingCdr['kind'],
+    body: unknown,
+    run: (parsed: ParsedRatingRequest, cdr: CdrState) => Promise<RatingOutcome>,
+  ): Promise<RatingOutcome> {
+    const parsed = parseRatingRequest(body);
+    const cdr: CdrState = { written: false };
+    const result = await run(parsed, cdr);
+    if (!cdr.written) {
+      const keys = parsed.ok
+        ? {
+            operationId: parsed.request.operationId,
+            msisdn: parsed.request.msisdn,
+            lookup: parsed.request.lookup,
+          }
+        : rawKeysOf(body);
+      try {
+        await this.cdrs.charging(this.db, caller, { kind, ...keys, ...this.moved(result) });
+      } catch (err) {
+        this.logger.error({ err, operationId: keys.operationId }, 'charging CDR not written');
+      }
+    }
+    return result;
+  }
+
+  /** The CDR's result fields of an outcome: its returnCode, the amount moved, currency and balance after. */
+  private moved(
+    result: RatingOutcome,
+  ): Pick<ChargingCdr, 'returnCode' | 'amount' | 'currency' | 'balanceAfter'> {
+    return {
+      returnCode: result.returnCode,
+      amount: result.chargedAmount,
+      currency: result.currency,
+      balanceAfter: result.balance,
+    };
   }
 
   private async rate(
@@ -235,10 +329,11 @@ export class ChargingService {
     caller: ChargingCaller,
     kind: ChargeKind,
     r: RatingRequest,
+    cdr: CdrState,
     body: OperationBody,
   ): Promise<RatingOutcome> {
     return withDeadline(this.timeoutMs, () =>
-      this.bulkheaded(caller, kind, r, (deadline) => this.transact(caller, kind, r, deadline, body)),
+      this.bulkheaded(caller, kind, r, (deadline) => this.transact(caller, kind, r, deadline, cdr, body)),
     );
   }
 
@@ -267,6 +362,7 @@ export class ChargingService {
     kind: ChargeKind,
     r: RatingRequest,
     deadline: number,
+    cdr: CdrState,
     body: OperationBody,
   ): Promise<RatingOutcome> {
     const fp = fingerprint(kind, r);
@@ -278,10 +374,22 @@ export class ChargingService {
     let stage = 'replay' as Stage;
     try {
       // A deadlock or certification conflict reruns the whole attempt from the replay check.
-      return await retryingTransaction(this.db, async (trx) => {
+      const result = await retryingTransaction(this.db, async (trx) => {
         stage = 'replay';
+        // The outcome's charging CDR, in this transaction (a replay moved nothing).
+        const withCdr = async (o: RatingOutcome, replayed = false) => {
+          await this.cdrs.charging(trx, caller, {
+            kind: kind === 'charge' ? 'rating' : 'refund',
+            operationId: r.operationId,
+            msisdn: r.msisdn,
+            lookup: r.lookup,
+            ...this.moved(o),
+            ...(replayed ? { amount: null } : {}),
+          });
+          return o;
+        };
         const existing = await findCharge(trx, caller.tenantId, kind, r.operationId);
-        if (existing) return replay(existing);
+        if (existing) return withCdr(replay(existing), true);
         const record: RecordOutcome = async (code, sub, amount = Money.ZERO, balance) => {
           checkDeadline();
           stage = 'charging';
@@ -312,15 +420,36 @@ export class ChargingService {
           stage = s;
         });
         checkDeadline();
+        await withCdr(result);
+        checkDeadline();
         stage = 'commit';
         return result;
       });
+      cdr.written = true;
+      return result;
     } catch (err) {
       if (err instanceof DeadlineExceeded) return outcome(ReturnCode.INTERNAL_TIMEOUT, r.operationId);
       if (isUniqueViolation(err)) {
         // Another request recorded this operationId first; its outcome stands.
         const winner = await findCharge(this.db, caller.tenantId, kind, r.operationId).catch(() => undefined);
-        if (winner) return replay(winner);
+        if (winner) {
+          const o = replay(winner);
+          // This request moved nothing: its CDR records the outcome without an amount.
+          await this.cdrs
+            .charging(this.db, caller, {
+              kind: kind === 'charge' ? 'rating' : 'refund',
+              operationId: r.operationId,
+              msisdn: r.msisdn,
+              lookup: r.lookup,
+              ...this.moved(o),
+              amount: null,
+            })
+            .catch((e: unknown) =>
+              this.logger.error({ err: e, operationId: r.operationId }, 'charging CDR not written'),
+            );
+          cdr.written = true;
+          return o;
+        }
       }
       this.logger.error({ err, stage, operationId: r.operationId }, 'charging operation failed');
       return outcome(failureCode(err, stage, performance.now() > deadline), r.operationId);

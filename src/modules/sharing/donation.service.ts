@@ -4,6 +4,7 @@ import { DomainError } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { Logger } from '../../logger';
+import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode, SqsCodeValue } from './error-codes';
@@ -29,9 +30,10 @@ import {
 import { sqsError } from './sharing-errors';
 import { AllowanceRow, DonationRow, RecurringRow, ShareQuotaType, SubscriberPlanRow } from './sharing.rows';
 
-/** The caller's tenant. */
+/** The caller's tenant and API client username (`actor`, named by the CDRs; absent: `sqs`). */
 export interface DonationCaller {
   tenantId: number;
+  actor?: string;
 }
 
 /**
@@ -67,6 +69,8 @@ export class DonationService {
     private readonly subscribers: SubscriberService,
     private readonly plans: PlanService,
     private readonly groups: GroupService,
+    /** Donation CDRs (issue 12 part 5). */
+    private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 
   /**
@@ -86,17 +90,21 @@ export class DonationService {
       this.idempotency.run(
         { tenantId: caller.tenantId, key: idempotencyKey, operation: 'shareQuota', request: input },
         (scope) => lockingTransaction(this.db, scope),
-        (trx) => this.execute(trx, caller.tenantId, request, null),
+        (trx) => this.execute(trx, caller.tenantId, request, null, caller.actor),
       ),
     );
   }
 
-  /** Executes a parsed donation inside `trx` (a donation, or a renewal's recurring donation); see {@link donate}. */
+  /**
+   * Executes a parsed donation inside `trx` (a donation, or a renewal's recurring donation); see
+   * {@link donate}. `actor` is the API client's username for the donation CDRs (absent: `sqs`).
+   */
   async execute(
     trx: Knex.Transaction,
     tenantId: number,
     request: DonationRequest,
     recurringDonationId: string | null,
+    actor?: string,
   ): Promise<DonationRow> {
     // The plan row is locked first, before any plain read, so every later read sees the
     // donations committed before this one.
@@ -108,6 +116,7 @@ export class DonationService {
     let quotaType: ShareQuotaType;
     let recipients: RecipientQuota[];
     let groupId: string | null = null;
+    let groupName: string | null = null;
     if (request.form === 'group') {
       const group = await this.groups.find({ tenantId }, request.groupId, { trx });
       if (!group) throw sqsError.groupNotFound(request.groupId);
@@ -115,6 +124,7 @@ export class DonationService {
         throw sqsError.invalid('donorId', 'must be the group owner');
       donorId = group.ownerMsisdn;
       groupId = group.id;
+      groupName = group.name;
       quotaType = request.quotaType ?? group.quotaType ?? 'share';
       if (group.quotaType !== null && quotaType !== group.quotaType)
         throw sqsError.invalid('quotaType', `must be the group's quota type ${group.quotaType}`);
@@ -141,10 +151,15 @@ export class DonationService {
       tenantId,
       recipients.map((r) => r.recipientId),
     );
+    const donationId = newId();
+    const cdr = this.cdrs.donationTrail({ tenantId, actor }, donationId, recurringDonationId !== null);
+    cdr.start({ donorId, donorPlanId: plan.id, groupId, groupName });
+    cdr.donorPlan(plan);
     const results: DonationRow['recipients'] = [];
     for (const r of recipients) {
       const granted = grantFor(quotaType, plan.definition.unitAmount, r.quota);
       const errorCode = await this.grant(trx, tenantId, plan, donorId, r.recipientId, granted);
+      cdr.recipient({ ...r, amount: granted, unit: plan.definition.unitMeteringType, errorCode });
       results.push({
         recipientId: r.recipientId,
         quota: r.quota,
@@ -158,7 +173,7 @@ export class DonationService {
         `recipient ${results[0].recipientId} already holds ${this.limits.maxPlansPerSubscriber} plans`,
       );
     const donation: DonationRow = {
-      id: newId(),
+      id: donationId,
       tenantId,
       donorMsisdn: donorId,
       donorPlanId: plan.id,
@@ -171,6 +186,8 @@ export class DonationService {
       recipients: results,
     };
     await insertDonation(trx, donation, plan.definition.unitMeteringType);
+    cdr.end(donation.errorCode);
+    await cdr.write(trx);
     return donation;
   }
 
@@ -274,6 +291,12 @@ export class DonationService {
       recipients: [],
     };
     await insertDonation(trx, donation, plan.definition.unitMeteringType);
+    // Donation CDRs of the refused renewal donation (internal: actor sqs).
+    const cdr = this.cdrs.donationTrail({ tenantId: plan.tenantId }, donation.id, true);
+    cdr.start({ donorId: rec.donorMsisdn, donorPlanId: plan.id, groupId: rec.groupId, groupName: null });
+    cdr.donorPlan(plan);
+    cdr.end(donation.errorCode);
+    await cdr.write(trx);
     return donation;
   }
 }

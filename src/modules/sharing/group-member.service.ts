@@ -3,6 +3,8 @@ import { lockingTransaction } from '../../db/knex';
 import { ConflictError, NotFoundError, UnprocessableError, invalidField } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
+import { CdrRecorder } from '../cdrs/cdr.recorder';
+import { GroupTx } from '../cdrs/cdr.layouts';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
@@ -25,9 +27,10 @@ import {
 } from './sharing-request';
 import { GroupRow, MemberRow } from './sharing.rows';
 
-/** The caller's tenant. */
+/** The caller's tenant and API client username (`actor`, named by the CDRs; absent: `sqs`). */
 export interface GroupCaller {
   tenantId: number;
+  actor?: string;
 }
 
 /**
@@ -67,6 +70,8 @@ export class GroupMemberService {
     private readonly idempotency: IdempotencyService,
     private readonly lanes: SharingLanes,
     private readonly subscribers: SubscriberService,
+    /** Group CDRs (issue 12 part 5). */
+    private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 
   /**
@@ -92,7 +97,9 @@ export class GroupMemberService {
         });
       const now = Math.max(this.clock.nowMs(), group.updatedAt + 1);
       await renameGroup(trx, id, name, now);
-      return { ...group, name, updatedAt: now };
+      const renamed = { ...group, name, updatedAt: now };
+      await this.cdrs.group(trx, caller, GroupTx.UPDATED, renamed);
+      return renamed;
     });
   }
 
@@ -160,8 +167,18 @@ export class GroupMemberService {
   ): Promise<number> {
     checkBulkSize(memberIds);
     const msisdns = memberIds.map((m, i) => parseMsisdnParam(m, `members[${i}]`));
-    return this.write(caller, groupId, 'removeGroupMembers', { groupId, memberIds }, idempotencyKey, (trx) =>
-      deleteMembers(trx, groupId, msisdns, this.clock.nowMs()),
+    return this.write(
+      caller,
+      groupId,
+      'removeGroupMembers',
+      { groupId, memberIds },
+      idempotencyKey,
+      async (trx, group) => {
+        const removed = (await membersOf(trx, [groupId])).filter((m) => msisdns.includes(m.memberMsisdn));
+        const n = await deleteMembers(trx, groupId, msisdns, this.clock.nowMs());
+        for (const m of removed) await this.cdrs.group(trx, caller, GroupTx.MEMBER_DELETED, group, m);
+        return n;
+      },
     );
   }
 
@@ -270,6 +287,13 @@ export class GroupMemberService {
       };
       if (joined.has(w.memberId)) await updateMemberQuota(trx, group.id, w.memberId, w.quota, now);
       else await insertMember(trx, row);
+      await this.cdrs.group(
+        trx,
+        caller,
+        joined.has(w.memberId) ? GroupTx.MEMBER_UPDATED : GroupTx.MEMBER_ADDED,
+        group,
+        row,
+      );
       out.push(row);
     }
     return out;

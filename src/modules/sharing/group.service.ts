@@ -3,11 +3,14 @@ import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { CdrRecorder } from '../cdrs/cdr.recorder';
+import { GroupTx, RecurringTx } from '../cdrs/cdr.layouts';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
 import { GroupCaller, GroupMemberService, checkPage } from './group-member.service';
 import { deleteGroup, deleteMember, findGroup, insertGroup, listGroups, membersOf } from './group.store';
+import { listRecurring } from './recurring-donation.store';
 import { parseGroupRequest, parseMsisdnParam } from './sharing-request';
 import { sqsError } from './sharing-errors';
 import { GroupRow, MemberRow } from './sharing.rows';
@@ -27,6 +30,8 @@ export class GroupService {
     private readonly subscribers: SubscriberService,
     /** Renames, member writes and member pages. */
     readonly members: GroupMemberService,
+    /** Group and recurring donation CDRs (issue 12 part 5). */
+    private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 
   /** A group by id, or undefined; with `forUpdate` (inside `opts.trx`) the row is locked. */
@@ -87,6 +92,7 @@ export class GroupService {
             );
           throw err;
         }
+        await this.cdrs.group(trx, caller, GroupTx.CREATED, row);
         return row;
       },
     );
@@ -129,12 +135,18 @@ export class GroupService {
 
   /**
    * Deletes a group with its members and its recurring donation; quota already shared stays.
+   * CDRs: group deleted, and recurring donation deleted for the one cancelled with it.
    * @throws NotFoundError (errorCode 5).
    */
   async deleteGroup(caller: GroupCaller, id: string): Promise<void> {
     await retryingTransaction(this.db, async (trx) => {
-      if (!(await findGroup(trx, caller.tenantId, id, true))) throw sqsError.groupNotFound(id);
+      const group = await findGroup(trx, caller.tenantId, id, true);
+      if (!group) throw sqsError.groupNotFound(id);
+      const cancelled = (await listRecurring(trx, caller.tenantId, { groupId: id }, 0, 100)).rows;
       await deleteGroup(trx, id);
+      await this.cdrs.group(trx, caller, GroupTx.DELETED, group);
+      for (const rec of cancelled)
+        await this.cdrs.recurring(trx, caller, RecurringTx.DELETED, rec, group.name);
     });
   }
 
@@ -160,9 +172,18 @@ export class GroupService {
   async removeMember(caller: GroupCaller, groupId: string, memberId: string): Promise<void> {
     const m = parseMsisdnParam(memberId, 'memberId');
     await retryingTransaction(this.db, async (trx) => {
-      if (!(await findGroup(trx, caller.tenantId, groupId, true))) throw sqsError.groupNotFound(groupId);
+      const group = await findGroup(trx, caller.tenantId, groupId, true);
+      if (!group) throw sqsError.groupNotFound(groupId);
+      const member = (await membersOf(trx, [groupId])).find((x) => x.memberMsisdn === m);
       if (!(await deleteMember(trx, groupId, m, this.clock.nowMs())))
         throw sqsError.notFound(SqsCode.SUBSCRIBER_NOT_FOUND, `${m} is not a member of group ${groupId}`);
+      await this.cdrs.group(
+        trx,
+        caller,
+        GroupTx.MEMBER_DELETED,
+        group,
+        member ?? { memberMsisdn: m, quota: 0 },
+      );
     });
   }
 }

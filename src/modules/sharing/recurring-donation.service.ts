@@ -1,8 +1,10 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
-import { InTransaction, isUniqueViolation, lockingTransaction } from '../../db/knex';
+import { InTransaction, isUniqueViolation, lockingTransaction, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { CdrRecorder } from '../cdrs/cdr.recorder';
+import { RecurringTx } from '../cdrs/cdr.layouts';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SqsCode } from './error-codes';
 import { DonationService } from './donation.service';
@@ -20,9 +22,10 @@ import { parseDonationRequest, parseMsisdnParam } from './sharing-request';
 import { sqsError } from './sharing-errors';
 import { RecurringRow } from './sharing.rows';
 
-/** The caller's tenant. */
+/** The caller's tenant and API client username (`actor`, named by the CDRs; absent: `sqs`). */
 export interface RecurringCaller {
   tenantId: number;
+  actor?: string;
 }
 
 /** Recurring donations per page of `GET /sqs/api/recurringDonations` (published). */
@@ -40,6 +43,8 @@ export class RecurringDonationService {
     private readonly plans: PlanService,
     private readonly groups: GroupService,
     private readonly donations: DonationService,
+    /** Recurring donation CDRs (issue 12 part 5). */
+    private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 
   /** The recurring donation of a plan, or undefined. */
@@ -123,6 +128,7 @@ export class RecurringDonationService {
           if (isUniqueViolation(err)) throw exists();
           throw err;
         }
+        await this.cdrs.recurring(trx, caller, RecurringTx.CREATED, row, group?.name ?? null);
         return row;
       },
     );
@@ -164,10 +170,15 @@ export class RecurringDonationService {
   }
 
   /**
-   * Cancels a recurring donation.
+   * Cancels a recurring donation (CDR: recurring donation deleted, in the same transaction).
    * @throws NotFoundError (errorCode 1).
    */
   async deleteRecurring(caller: RecurringCaller, id: string): Promise<void> {
-    if (!(await deleteRecurring(this.db, caller.tenantId, id))) throw sqsError.recurringNotFound(id);
+    await retryingTransaction(this.db, async (trx) => {
+      const rec = await findRecurring(trx, caller.tenantId, { id });
+      if (!rec || !(await deleteRecurring(trx, caller.tenantId, id))) throw sqsError.recurringNotFound(id);
+      const group = rec.groupId ? await this.groups.find(caller, rec.groupId, { trx }) : undefined;
+      await this.cdrs.recurring(trx, caller, RecurringTx.DELETED, rec, group?.name ?? null);
+    });
   }
 }

@@ -1,0 +1,149 @@
+import { Knex } from 'knex';
+import { BadUserInputError } from '../../errors';
+import { csvRecord } from '../../lib/csv';
+import { CDR_KINDS, CdrKind, CdrValue, LAYOUTS, cdrDate, cdrTime } from './cdr.layouts';
+import { CdrRow, listCdrs } from './cdr.store';
+
+/** Largest `first` of the GraphQL `cdrs` query. */
+export const MAX_CDR_PAGE = 500;
+
+/** Rows the CSV export reads per statement. */
+const EXPORT_BATCH = 1000;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A time bound of a CDR query or export: ISO-8601 UTC as the schema writes times
+ * (`2026-11-24T10:00:00Z`, an offset such as `+01:00`, or a date `2026-11-24` meaning its UTC
+ * midnight). Returns epoch milliseconds.
+ * @throws BadUserInputError naming `field` otherwise.
+ */
+export function parseTimeBound(value: string, field: string): number {
+  const v = value.trim();
+  const ms = ISO_DATE.test(v) ? Date.parse(`${v}T00:00:00Z`) : ISO_DATE_TIME.test(v) ? Date.parse(v) : NaN;
+  if (!Number.isFinite(ms))
+    throw new BadUserInputError(`${field} is not an ISO-8601 time`, [
+      { field, description: 'ISO-8601 date or date-time with Z or an offset, e.g. 2026-11-24T10:00:00Z' },
+    ]);
+  return ms;
+}
+
+/**
+ * The `[from, to)` window of a query, in epoch milliseconds.
+ * @throws BadUserInputError when a bound is malformed or `to` is not after `from`.
+ */
+export function parseWindow(from: string, to: string): { fromMs: number; toMs: number } {
+  const fromMs = parseTimeBound(from, 'from');
+  const toMs = parseTimeBound(to, 'to');
+  if (toMs <= fromMs)
+    throw new BadUserInputError('to must be after from', [
+      { field: 'to', description: 'must be after from' },
+    ]);
+  return { fromMs, toMs };
+}
+
+/**
+ * A CDR type as the CLI names it (`donation`, `group`, `recurringDonation` or `charging`).
+ * @throws BadUserInputError naming `type` otherwise.
+ */
+export function parseCdrKind(value: string): CdrKind {
+  if ((CDR_KINDS as readonly string[]).includes(value)) return value as CdrKind;
+  throw new BadUserInputError(`type must be one of ${CDR_KINDS.join(', ')}`, [
+    { field: 'type', description: `one of ${CDR_KINDS.join(', ')}` },
+  ]);
+}
+
+/** The values of a CDR in its layout's published field order (dates `DD/MM/YYYY`, times `hh:mm:ss`, UTC). */
+export function cdrValues(row: CdrRow): CdrValue[] {
+  const common: Record<string, CdrValue> = {
+    recordId: row.recordId,
+    serviceId: row.serviceId,
+    transactionType: row.transactionType,
+    tenantId: row.tenantName,
+    date: cdrDate(row.createdAt),
+    time: cdrTime(row.createdAt),
+    actor: row.actor,
+    actorCause: row.actorCause,
+  };
+  return LAYOUTS[row.type].map(({ key }) => (key in common ? common[key] : (row.fields[key] ?? null)));
+}
+
+/** The CSV header line of a type: its published field names in order. */
+export function cdrHeader(type: CdrKind): string {
+  return csvRecord(LAYOUTS[type].map((f) => f.name));
+}
+
+/** The opaque `after` cursor of a CDR (its id), and back. */
+export const cdrCursor = {
+  of: (id: number) => Buffer.from(`cdr:${id}`).toString('base64url'),
+  /** @throws BadUserInputError when `after` is not a cursor this service issued. */
+  parse(after: string): number {
+    const m = /^cdr:(\d{1,15})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
+    if (!m)
+      throw new BadUserInputError('invalid cursor', [
+        { field: 'after', description: 'is not a cursor this service issued' },
+      ]);
+    return Number(m[1]);
+  },
+};
+
+/**
+ * Reading CDRs (issue 12 part 5): the GraphQL `cdrs` page (ADMIN, the caller's tenant) and the
+ * CLI's CSV export (every tenant, or one).
+ */
+export class CdrService {
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * One page of the caller's tenant's CDRs of `type` generated in `[from, to)` (ISO-8601),
+   * oldest first, at most `first` (1-{@link MAX_CDR_PAGE}), after the cursor `after`.
+   * @throws BadUserInputError for a malformed bound, window, cursor or page size.
+   */
+  async page(
+    caller: { tenantId: number },
+    q: { type: CdrKind; from: string; to: string; after?: string | null; first: number },
+  ): Promise<{ rows: CdrRow[]; hasNextPage: boolean; endCursor: string | null }> {
+    if (!Number.isInteger(q.first) || q.first < 1 || q.first > MAX_CDR_PAGE)
+      throw new BadUserInputError(`first must be 1-${MAX_CDR_PAGE}`, [
+        { field: 'first', description: `1-${MAX_CDR_PAGE}` },
+      ]);
+    const window = parseWindow(q.from, q.to);
+    const afterId = q.after === null || q.after === undefined ? undefined : cdrCursor.parse(q.after);
+    const rows = await listCdrs(
+      this.db,
+      { type: q.type, ...window, tenantId: caller.tenantId, afterId },
+      q.first + 1,
+    );
+    const page = rows.slice(0, q.first);
+    const last = page.at(-1);
+    return {
+      rows: page,
+      hasNextPage: rows.length > q.first,
+      endCursor: last ? cdrCursor.of(last.id) : null,
+    };
+  }
+
+  /**
+   * Writes the CDRs of `type` generated in `[fromMs, toMs)` (of one tenant, or all) as CSV
+   * (RFC 4180) to `out`, oldest first, in the published field order; a header line of the
+   * published field names first unless `header` is false. Reads {@link EXPORT_BATCH} rows per
+   * statement. Returns the number of CDRs written.
+   */
+  async exportCsv(
+    filter: { type: CdrKind; fromMs: number; toMs: number; tenantId?: number },
+    out: (chunk: string) => Promise<void> | void,
+    header = true,
+  ): Promise<number> {
+    if (header) await out(cdrHeader(filter.type));
+    let afterId: number | undefined;
+    let n = 0;
+    for (;;) {
+      const rows = await listCdrs(this.db, { ...filter, afterId }, EXPORT_BATCH);
+      if (rows.length === 0) return n;
+      await out(rows.map((r) => csvRecord(cdrValues(r))).join(''));
+      n += rows.length;
+      afterId = rows[rows.length - 1].id;
+    }
+  }
+}

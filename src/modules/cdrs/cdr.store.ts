@@ -1,0 +1,93 @@
+import { Knex } from 'knex';
+import { CdrFields, CdrKind } from './cdr.layouts';
+
+/** A CDR as written: the common columns and the per-type {@link CdrFields}. Times in epoch milliseconds. */
+export interface CdrInsert {
+  tenantId: number;
+  type: CdrKind;
+  serviceId: number;
+  transactionType: number;
+  createdAt: number;
+  actor: string;
+  actorCause: number | null;
+  recordId: string;
+  fields: CdrFields;
+}
+
+/** A stored CDR: {@link CdrInsert} with its id (write order) and its tenant's name (the published tenant ID). */
+export interface CdrRow extends CdrInsert {
+  id: number;
+  tenantName: string;
+}
+
+/** Writes CDRs in the given order (ids increase in that order) inside `db` (the change's transaction). */
+export async function insertCdrs(db: Knex, rows: readonly CdrInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db('cdrs').insert(
+    rows.map((r) => ({
+      tenant_id: r.tenantId,
+      type: r.type,
+      service_id: r.serviceId,
+      transaction_type: r.transactionType,
+      created_at: r.createdAt,
+      actor: r.actor.slice(0, 128),
+      actor_cause: r.actorCause,
+      record_id: r.recordId.slice(0, 128),
+      fields: JSON.stringify(r.fields),
+    })),
+  );
+}
+
+/** Which CDRs to read: a type, `[fromMs, toMs)` in epoch milliseconds, after id `afterId`, of one tenant or all. */
+export interface CdrFilter {
+  type: CdrKind;
+  fromMs: number;
+  toMs: number;
+  tenantId?: number;
+  afterId?: number;
+}
+
+/**
+ * CDRs of `filter`, oldest first (by time, then write order), at most `limit`. Uses the
+ * (tenant, type, time, id) index, or (type, time, id) across tenants.
+ */
+export async function listCdrs(db: Knex, filter: CdrFilter, limit: number): Promise<CdrRow[]> {
+  const q = db('cdrs as c')
+    .join('tenants as t', 't.id', 'c.tenant_id')
+    .select('c.*', 't.name as tenant_name')
+    .where('c.type', filter.type)
+    .andWhere('c.created_at', '>=', filter.fromMs)
+    .andWhere('c.created_at', '<', filter.toMs)
+    .orderBy([
+      { column: 'c.created_at', order: 'asc' },
+      { column: 'c.id', order: 'asc' },
+    ])
+    .limit(limit);
+  if (filter.tenantId !== undefined) q.andWhere('c.tenant_id', filter.tenantId);
+  if (filter.afterId !== undefined) {
+    // Keyset: rows after (created_at, id) of the cursor row.
+    const afterId = filter.afterId;
+    q.andWhere((w) =>
+      w
+        .where('c.created_at', '>', db('cdrs').select('created_at').where('id', afterId))
+        .orWhere((w2) =>
+          w2
+            .where('c.created_at', '=', db('cdrs').select('created_at').where('id', afterId))
+            .andWhere('c.id', '>', afterId),
+        ),
+    );
+  }
+  return (await q).map((r: Record<string, unknown>) => ({
+    id: Number(r.id),
+    tenantId: Number(r.tenant_id),
+    tenantName: String(r.tenant_name),
+    type: r.type as CdrKind,
+    serviceId: Number(r.service_id),
+    transactionType: Number(r.transaction_type),
+    createdAt: Number(r.created_at),
+    actor: String(r.actor),
+    actorCause: r.actor_cause === null || r.actor_cause === undefined ? null : Number(r.actor_cause),
+    recordId: String(r.record_id),
+    fields: JSON.parse(String(r.fields)) as CdrFields,
+  }));
+}
