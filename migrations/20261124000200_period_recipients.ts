@@ -41,8 +41,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('subscriber_plans', (t) => {
-    t.dropColumn('recipients_in_period');
-  });
   await knex.schema.dropTableIfExists('plan_period_recipients');
+  // Native DROP COLUMN on both dialects: knex's SQLite emulation rebuilds the table, which the
+  // foreign keys of allowances and donations to subscriber_plans refuse.
+  await knex.raw('ALTER TABLE subscriber_plans DROP COLUMN recipients_in_period');
 }

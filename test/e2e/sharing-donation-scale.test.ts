@@ -1,3 +1,5 @@
+import { migrateLatest, migrationSource } from '../../src/db/migrations';
+import { createTestDb } from '../helpers/db';
 import { DONOR, OTHER_DONOR, PLAN, R, remainingOf, resetSharing, useSharingApp } from '../helpers/sharing';
 
 /**
@@ -192,5 +194,91 @@ describe('donations at scale (issue 16, CONTRACT §5)', () => {
       .groupBy('recipient_msisdn');
     expect(perRecipient.length).toBeGreaterThan(0);
     for (const r of perRecipient) expect(Number(r.n)).toBeLessThanOrEqual(MAX_PLANS);
+  });
+});
+
+describe('migration 20261124000200_period_recipients (issue 16)', () => {
+  it("backfills each plan's distinct recipients of its current period and their count, and rolls back", async () => {
+    const tdb = await createTestDb({ migrate: false });
+    const db = tdb.db;
+    try {
+      for (;;) {
+        const [, pending] = (await db.migrate.list({ migrationSource })) as [unknown[], Array<[string]>];
+        if (pending[0][0] === '20261124000200_period_recipients') break;
+        await db.migrate.up({ migrationSource });
+      }
+      await db('tenants').insert({ id: 1, name: 't', created_at: 0 });
+      await db('plan_definitions').insert({
+        id: 1,
+        tenant_id: 1,
+        name: 'P',
+        unit_metering_type: 'volume',
+        unit_amount: 1000,
+        shareable: true,
+        recurring: false,
+        share_quota_type: 'amount',
+        max_recipients: 5,
+      });
+      const plan = (id: number, period: number) => ({
+        id,
+        tenant_id: 1,
+        msisdn: '353870000000',
+        plan_definition_id: 1,
+        remaining: 0,
+        period,
+        renewed_at: 0,
+      });
+      await db('subscriber_plans').insert([plan(1, 2), plan(2, 1), plan(3, 1)]);
+      const donation = (id: string, planId: number, period: number) => ({
+        id,
+        tenant_id: 1,
+        donor_msisdn: '353870000000',
+        donor_plan_id: planId,
+        quota_type: 'amount',
+        period,
+        error_code: 0,
+        created_at: 0,
+      });
+      await db('donations').insert([donation('d1', 1, 1), donation('d2', 1, 2), donation('d3', 2, 1)]);
+      const allowance = (donationId: string, planId: number, period: number, msisdn: string) => ({
+        tenant_id: 1,
+        recipient_msisdn: msisdn,
+        donor_plan_id: planId,
+        donation_id: donationId,
+        unit_metering_type: 'volume',
+        amount: 1,
+        period,
+        created_at: 0,
+      });
+      await db('allowances').insert([
+        // Plan 1's period 1 is over: A and B no longer count.
+        allowance('d1', 1, 1, 'A'),
+        allowance('d1', 1, 1, 'B'),
+        allowance('d2', 1, 2, 'A'),
+        allowance('d2', 1, 2, 'C'),
+        allowance('d2', 1, 2, 'C'),
+        allowance('d3', 2, 1, 'B'),
+      ]);
+      await migrateLatest(db);
+      const rows = await db('plan_period_recipients')
+        .select('donor_plan_id', 'period', 'recipient_msisdn', 'tenant_id')
+        .orderBy(['donor_plan_id', 'recipient_msisdn']);
+      expect(rows.map((r) => [Number(r.donor_plan_id), Number(r.period), r.recipient_msisdn])).toEqual([
+        [1, 2, 'A'],
+        [1, 2, 'C'],
+        [2, 1, 'B'],
+      ]);
+      const counts = await db('subscriber_plans').select('id', 'recipients_in_period').orderBy('id');
+      expect(counts.map((c) => [Number(c.id), Number(c.recipients_in_period)])).toEqual([
+        [1, 2],
+        [2, 1],
+        [3, 0],
+      ]);
+      await db.migrate.down({ migrationSource });
+      expect(await db.schema.hasTable('plan_period_recipients')).toBe(false);
+      expect(await db.schema.hasColumn('subscriber_plans', 'recipients_in_period')).toBe(false);
+    } finally {
+      await tdb.destroy();
+    }
   });
 });
