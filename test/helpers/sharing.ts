@@ -153,10 +153,11 @@ export function sharingDataset(): Dataset {
   return ds;
 }
 
-/** Clears every sharing write (and idempotency key) and restores the plans' `remaining`, period 1. */
+/** Clears every sharing write (and idempotency key) and restores the plans' `remaining`, period 1 with no recipients counted. */
 export async function resetSharing(db: Knex): Promise<void> {
   for (const t of [
     'idempotency_keys',
+    'plan_period_recipients',
     'allowances',
     'donation_recipients',
     'donations',
@@ -168,7 +169,7 @@ export async function resetSharing(db: Knex): Promise<void> {
   for (const [id, remaining] of Object.entries(REMAINING))
     await db('subscriber_plans')
       .where({ id: Number(id) })
-      .update({ remaining, period: 1 });
+      .update({ remaining, period: 1, recipients_in_period: 0 });
 }
 
 /** `remaining` of a plan, read from the database. */

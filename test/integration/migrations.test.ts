@@ -31,6 +31,7 @@ describe('migrations', () => {
       'allowances',
       'idempotency_keys',
       'login_failures',
+      'plan_period_recipients',
       'cdrs',
     ];
     const all = [
@@ -41,6 +42,7 @@ describe('migrations', () => {
       '20261122000500_idempotency',
       '20261123000100_galera_row_version',
       '20261123000100_login_failures',
+      '20261124000200_period_recipients',
       '20261124000400_cdrs',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);

@@ -7,15 +7,15 @@ import { Logger } from '../../logger';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, SubscriberService } from '../subscribers/subscriber.service';
-import { SqsCode, SqsCodeValue } from './error-codes';
+import { SqsCode } from './error-codes';
 import {
+  addPeriodRecipients,
   debitPlan,
   findDonations,
   insertDonation,
   listAllowances,
-  lockSubscribers,
   plansHeld,
-  recipientsInPeriod,
+  recipientsAlreadyInPeriod,
 } from './donation.store';
 import { GroupService } from './group.service';
 import { SharingLanes } from './lanes';
@@ -50,13 +50,33 @@ export function overallCode(codes: number[]): number {
   return codes.length === 0 || codes.includes(SqsCode.OK) ? SqsCode.OK : codes[0];
 }
 
+/** Who gives what to whom in a donation, once its form (recipients or group) is resolved. */
+export interface DonationTarget {
+  donorId: string;
+  quotaType: ShareQuotaType;
+  recipients: RecipientQuota[];
+  /** The group of a group-form donation, else null. */
+  groupId: string | null;
+  /** That group's name (for the donation CDRs), else null. */
+  groupName: string | null;
+}
+
+/** One recipient's outcome in a donation: `granted` in the plan's unit (0 unless errorCode is 0). */
+export type RecipientResult = DonationRow['recipients'][number];
+
 /**
  * Donations (CONTRACT §5, spec 2.6, 2.7, 4.4, 4.5, 4.8): to recipients or to a group's members.
- * Each donation runs in one transaction; it locks the donor plan row and recipients' rows
- * (MySQL, READ COMMITTED; SQLite transactions exclude each other) and takes quota with a
- * conditional update, so `remaining` never goes below zero and `remaining + Σ granted` holds.
- * Whole-request failures raise DomainErrors whose `httpStatus` and `errorCode` the REST layer
- * renders; per-recipient outcomes are data.
+ * Each donation runs in one transaction of a constant number of statements whatever the number
+ * of recipients and whatever the plan's history (issue 16; {@link DonationService.execute}).
+ * Lock order, the same in every donation and renewal: (1) the donor plan row, (2) the
+ * recipients' subscriber rows, in MSISDN order, in one statement (MySQL/MariaDB, READ
+ * COMMITTED; SQLite transactions exclude each other). Every later statement reads without
+ * locking or writes rows already locked or new, so two donations never wait on each other in a
+ * cycle; a deadlock or certification conflict that still happens reruns the transaction within
+ * the request's deadline (`lockingTransaction`), and a lock wait past
+ * `DB_LOCK_WAIT_TIMEOUT_SECONDS` is a 503. `remaining` never goes below zero and
+ * `remaining + Σ granted` holds. Whole-request failures raise DomainErrors whose `httpStatus`
+ * and `errorCode` the REST layer renders; per-recipient outcomes are data.
  */
 export class DonationService {
   constructor(
@@ -97,7 +117,13 @@ export class DonationService {
 
   /**
    * Executes a parsed donation inside `trx` (a donation, or a renewal's recurring donation); see
-   * {@link donate}. `actor` is the API client's username for the donation CDRs (absent: `sqs`).
+   * {@link donate}. One function per step, in the order of the checks; statements: the plan
+   * lock, the donor (the group and its members first in the group form), the request's
+   * recipients already counted in the period, the recipients' rows (locked), their plans held
+   * (2), then the debit and 4 inserts: 11 in all for any number of recipients (issue 16).
+   * The per-recipient results are known, in request order, once {@link outcomes} returns,
+   * before anything is written. `actor` is the API client's username for the donation CDRs
+   * (absent: `sqs`).
    */
   async execute(
     trx: Knex.Transaction,
@@ -106,67 +132,34 @@ export class DonationService {
     recurringDonationId: string | null,
     actor?: string,
   ): Promise<DonationRow> {
-    // The plan row is locked first, before any plain read, so every later read sees the
-    // donations committed before this one.
-    const locked = await this.plans.subscriberPlan({ tenantId }, request.donorPlanId, {
-      trx,
-      forUpdate: true,
-    });
-    let donorId: string;
-    let quotaType: ShareQuotaType;
-    let recipients: RecipientQuota[];
-    let groupId: string | null = null;
-    let groupName: string | null = null;
-    if (request.form === 'group') {
-      const group = await this.groups.find({ tenantId }, request.groupId, { trx });
-      if (!group) throw sqsError.groupNotFound(request.groupId);
-      if (request.donorId !== null && request.donorId !== group.ownerMsisdn)
-        throw sqsError.invalid('donorId', 'must be the group owner');
-      donorId = group.ownerMsisdn;
-      groupId = group.id;
-      groupName = group.name;
-      quotaType = request.quotaType ?? group.quotaType ?? 'share';
-      if (group.quotaType !== null && quotaType !== group.quotaType)
-        throw sqsError.invalid('quotaType', `must be the group's quota type ${group.quotaType}`);
-      recipients = (await this.groups.membersOf([group.id], { trx })).map((m) => ({
-        recipientId: m.memberMsisdn,
-        quota: m.quota,
-      }));
-    } else {
-      ({ donorId, quotaType, recipients } = request);
-    }
-    const { donor, plan } = await this.donorOf(trx, tenantId, donorId, locked, request.donorPlanId);
+    const locked = await this.lockDonorPlan(trx, tenantId, request.donorPlanId);
+    const target = await this.targetOf(trx, tenantId, request);
+    const { donor, plan } = await this.donorOf(trx, tenantId, target.donorId, locked, request.donorPlanId);
     if (donor.status !== 'active')
-      throw sqsError.unprocessable(SqsCode.SUBSCRIBER_NOT_FOUND, `donor ${donorId} is ${donor.status}`);
-    this.checkShareable(plan, quotaType, request.form === 'group' ? 'groupId' : 'quotaType');
-    const seen = await recipientsInPeriod(trx, plan.id, plan.period);
-    for (const r of recipients) seen.add(r.recipientId);
-    if (seen.size > plan.definition.maxRecipients)
       throw sqsError.unprocessable(
-        SqsCode.MAX_RECIPIENTS_EXCEEDED,
-        `plan ${plan.id} may share with ${plan.definition.maxRecipients} distinct recipients per period`,
+        SqsCode.SUBSCRIBER_NOT_FOUND,
+        `donor ${target.donorId} is ${donor.status}`,
       );
-    await lockSubscribers(
-      trx,
-      tenantId,
-      recipients.map((r) => r.recipientId),
-    );
+    this.checkShareable(plan, target.quotaType, request.form === 'group' ? 'groupId' : 'quotaType');
+    const counted = await this.checkMaxRecipients(trx, plan, target.recipients);
+    const results = await this.outcomes(trx, tenantId, plan, target);
     const donationId = newId();
     const cdr = this.cdrs.donationTrail({ tenantId, actor }, donationId, recurringDonationId !== null);
-    cdr.start({ donorId, donorPlanId: plan.id, groupId, groupName });
+    cdr.start({
+      donorId: target.donorId,
+      donorPlanId: plan.id,
+      groupId: target.groupId,
+      groupName: target.groupName,
+    });
     cdr.donorPlan(plan);
-    const results: DonationRow['recipients'] = [];
-    for (const r of recipients) {
-      const granted = grantFor(quotaType, plan.definition.unitAmount, r.quota);
-      const errorCode = await this.grant(trx, tenantId, plan, donorId, r.recipientId, granted);
-      cdr.recipient({ ...r, amount: granted, unit: plan.definition.unitMeteringType, errorCode });
-      results.push({
+    for (const r of results)
+      cdr.recipient({
         recipientId: r.recipientId,
         quota: r.quota,
-        granted: errorCode === SqsCode.OK ? granted : 0,
-        errorCode,
+        amount: grantFor(target.quotaType, plan.definition.unitAmount, r.quota),
+        unit: plan.definition.unitMeteringType,
+        errorCode: r.errorCode,
       });
-    }
     if (request.form === 'recipients' && results.length === 1 && results[0].errorCode === SqsCode.GENERAL)
       throw sqsError.unprocessable(
         SqsCode.GENERAL,
@@ -175,20 +168,152 @@ export class DonationService {
     const donation: DonationRow = {
       id: donationId,
       tenantId,
-      donorMsisdn: donorId,
+      donorMsisdn: target.donorId,
       donorPlanId: plan.id,
-      quotaType,
-      groupId,
+      quotaType: target.quotaType,
+      groupId: target.groupId,
       recurringDonationId,
       period: plan.period,
       errorCode: overallCode(results.map((r) => r.errorCode)),
       createdAt: this.clock.nowMs(),
       recipients: results,
     };
-    await insertDonation(trx, donation, plan.definition.unitMeteringType);
+    await this.record(trx, plan, donation, counted);
     cdr.end(donation.errorCode);
     await cdr.write(trx);
     return donation;
+  }
+
+  /**
+   * Step 1, lock 1: the donor plan row, before any other read, so every later read sees the
+   * donations committed before this one. Undefined when the tenant has no such plan.
+   */
+  private lockDonorPlan(
+    trx: Knex.Transaction,
+    tenantId: number,
+    planId: number,
+  ): Promise<SubscriberPlanRow | undefined> {
+    return this.plans.subscriberPlan({ tenantId }, planId, { trx, forUpdate: true });
+  }
+
+  /**
+   * Step 2: the donor, quota type and recipients of the request; in the group form the group
+   * (404/5), the owner as donor (412 on `donorId` when another is named), the group's quota
+   * type (412 on `quotaType`) and its members with their member quotas.
+   */
+  private async targetOf(
+    trx: Knex.Transaction,
+    tenantId: number,
+    request: DonationRequest,
+  ): Promise<DonationTarget> {
+    if (request.form !== 'group')
+      return {
+        donorId: request.donorId,
+        quotaType: request.quotaType,
+        recipients: request.recipients,
+        groupId: null,
+        groupName: null,
+      };
+    const group = await this.groups.find({ tenantId }, request.groupId, { trx });
+    if (!group) throw sqsError.groupNotFound(request.groupId);
+    if (request.donorId !== null && request.donorId !== group.ownerMsisdn)
+      throw sqsError.invalid('donorId', 'must be the group owner');
+    const quotaType = request.quotaType ?? group.quotaType ?? 'share';
+    if (group.quotaType !== null && quotaType !== group.quotaType)
+      throw sqsError.invalid('quotaType', `must be the group's quota type ${group.quotaType}`);
+    const members = await this.groups.membersOf([group.id], { trx });
+    return {
+      donorId: group.ownerMsisdn,
+      quotaType,
+      recipients: members.map((m) => ({ recipientId: m.memberMsisdn, quota: m.quota })),
+      groupId: group.id,
+      groupName: group.name,
+    };
+  }
+
+  /**
+   * Step 3, CONTRACT §5 `maxRecipients` (422/13): the plan's distinct recipients in its period
+   * (its counter, read with the locked row) plus this request's recipients not yet among them
+   * (one primary-key read) must not exceed the definition's `maxRecipients`. Returns the
+   * request's recipients already counted, for {@link record}.
+   */
+  private async checkMaxRecipients(
+    trx: Knex.Transaction,
+    plan: SubscriberPlanRow,
+    recipients: RecipientQuota[],
+  ): Promise<Set<string>> {
+    const msisdns = recipients.map((r) => r.recipientId);
+    const counted = await recipientsAlreadyInPeriod(trx, plan.id, plan.period, msisdns);
+    const distinct = plan.recipientsInPeriod + msisdns.filter((m) => !counted.has(m)).length;
+    if (distinct > plan.definition.maxRecipients)
+      throw sqsError.unprocessable(
+        SqsCode.MAX_RECIPIENTS_EXCEEDED,
+        `plan ${plan.id} may share with ${plan.definition.maxRecipients} distinct recipients per period`,
+      );
+    return counted;
+  }
+
+  /**
+   * Step 4, lock 2: every recipient's outcome, in request order. Locks the recipients'
+   * subscriber rows (MSISDN order; the donor's own row is not locked) and reads their plans held
+   * in constant statements, then decides in memory with the plan row locked: donor itself 3,
+   * unknown 12, not active 14, `MAX_PLANS_PER_SUBSCRIBER` reached 1, the quota not covered by
+   * what earlier recipients left of `remaining` 15, else granted.
+   */
+  private async outcomes(
+    trx: Knex.Transaction,
+    tenantId: number,
+    plan: SubscriberPlanRow,
+    target: DonationTarget,
+  ): Promise<RecipientResult[]> {
+    const others = target.recipients.map((r) => r.recipientId).filter((m) => m !== target.donorId);
+    const subscribers = await this.subscribers.findManyForUpdate(trx, tenantId, others);
+    const held = await plansHeld(
+      trx,
+      tenantId,
+      others.filter((m) => subscribers.has(m)),
+    );
+    let remaining = plan.remaining;
+    return target.recipients.map((r): RecipientResult => {
+      const granted = grantFor(target.quotaType, plan.definition.unitAmount, r.quota);
+      const refused = (errorCode: number): RecipientResult => ({ ...r, granted: 0, errorCode });
+      if (r.recipientId === target.donorId) return refused(SqsCode.OWNER_AS_MEMBER);
+      const sub = subscribers.get(r.recipientId);
+      if (!sub) return refused(SqsCode.RECIPIENT_NOT_FOUND);
+      if (sub.status !== 'active') return refused(SqsCode.SUBSCRIBER_NOT_FOUND);
+      const plans = held.get(r.recipientId)!;
+      if (
+        !plans.donorPlanIds.has(plan.id) &&
+        plans.own + plans.donorPlanIds.size >= this.limits.maxPlansPerSubscriber
+      )
+        return refused(SqsCode.GENERAL);
+      if (granted > remaining) return refused(SqsCode.QUOTA_UNAVAILABLE);
+      remaining -= granted;
+      return { ...r, granted, errorCode: SqsCode.OK };
+    });
+  }
+
+  /**
+   * Step 5: writes a decided donation: the debit of Σ granted with the new distinct recipients
+   * counted (one UPDATE of the locked plan row), the donation, its recipients' results, the
+   * allowances and the plan's new period recipients (one multi-row INSERT each).
+   * `counted`: the request's recipients already in the period ({@link checkMaxRecipients}).
+   * @throws Error if the locked plan row no longer covers the debit (cannot happen while the
+   *   lock holds; a conflict on a cluster shows as a deadlock and reruns the transaction).
+   */
+  private async record(
+    trx: Knex.Transaction,
+    plan: SubscriberPlanRow,
+    donation: DonationRow,
+    counted: Set<string>,
+  ): Promise<void> {
+    const granted = donation.recipients.filter((r) => r.errorCode === SqsCode.OK);
+    const total = granted.reduce((sum, r) => sum + r.granted, 0);
+    const newcomers = granted.map((r) => r.recipientId).filter((m) => !counted.has(m));
+    if (granted.length > 0 && !(await debitPlan(trx, plan.id, total, newcomers.length)))
+      throw new Error(`plan ${plan.id} no longer covers ${total} under its lock`);
+    await insertDonation(trx, donation, plan.definition.unitMeteringType);
+    await addPeriodRecipients(trx, donation.tenantId, plan.id, plan.period, newcomers);
   }
 
   /**
@@ -218,29 +343,6 @@ export class DonationService {
       );
     if (!plan.definition.shareable)
       throw sqsError.unprocessable(SqsCode.NOT_SHAREABLE, `plan ${plan.id} is not shareable`);
-  }
-
-  /** One recipient's outcome; on 0 the quota has been taken from the plan. */
-  private async grant(
-    trx: Knex.Transaction,
-    tenantId: number,
-    plan: SubscriberPlanRow,
-    donorId: string,
-    recipientId: string,
-    granted: number,
-  ): Promise<SqsCodeValue> {
-    if (recipientId === donorId) return SqsCode.OWNER_AS_MEMBER;
-    const sub = await this.subscribers.find(tenantId, recipientId, { trx });
-    if (!sub) return SqsCode.RECIPIENT_NOT_FOUND;
-    if (sub.status !== 'active') return SqsCode.SUBSCRIBER_NOT_FOUND;
-    const held = await plansHeld(trx, tenantId, recipientId);
-    if (
-      !held.donorPlanIds.has(plan.id) &&
-      held.own + held.donorPlanIds.size >= this.limits.maxPlansPerSubscriber
-    )
-      return SqsCode.GENERAL;
-    if (!(await debitPlan(trx, plan.id, granted))) return SqsCode.QUOTA_UNAVAILABLE;
-    return SqsCode.OK;
   }
 
   /** A donation by id, or undefined. */

@@ -1,47 +1,89 @@
 import { Knex } from 'knex';
-import { dialectOf, forUpdate as lock } from '../../db/knex';
 import { AllowanceRow, DonationRow, UnitMeteringType, donorFieldsOf } from './sharing.rows';
 
 /** SQL of donations and allowances (CONTRACT §5); used only by the donation service. */
 
 const num = (v: unknown) => Number(v);
 
-/** Locks subscriber rows (MySQL) in a fixed order so concurrent donations cannot deadlock. */
-export async function lockSubscribers(db: Knex, tenantId: number, msisdns: string[]): Promise<void> {
-  if (dialectOf(db) !== 'mysql' || msisdns.length === 0) return;
-  await lock(
-    db,
-    db('subscribers')
-      .select('id')
-      .where({ tenant_id: tenantId })
-      .whereIn('msisdn', [...new Set(msisdns)].sort())
-      .orderBy('msisdn'),
-  );
+/**
+ * Of `msisdns`, those already counted among the distinct recipients of a plan in a period
+ * (`plan_period_recipients`, issue 16): one primary-key lookup per listed MSISDN in one
+ * statement, whatever the period's history.
+ */
+export async function recipientsAlreadyInPeriod(
+  db: Knex,
+  planId: number,
+  period: number,
+  msisdns: string[],
+): Promise<Set<string>> {
+  if (msisdns.length === 0) return new Set();
+  const rows = await db('plan_period_recipients')
+    .select('recipient_msisdn')
+    .where({ donor_plan_id: planId, period })
+    .whereIn('recipient_msisdn', msisdns);
+  return new Set(rows.map((r) => String(r.recipient_msisdn)));
+}
+
+/** The plans a subscriber holds, for the `MAX_PLANS_PER_SUBSCRIBER` check (CONTRACT §5). */
+export interface PlansHeld {
+  /** Its own subscriber plans. */
+  own: number;
+  /** Donor plans it received an allowance from in those plans' current periods. */
+  donorPlanIds: Set<number>;
 }
 
 /**
- * Plans a subscriber holds: its own plans plus allowances received from distinct donor plans in
- * those plans' current periods.
+ * Plans each of `msisdns` holds (see {@link PlansHeld}), in two statements whatever their
+ * number: own plans counted per MSISDN, and the donor plans of `plan_period_recipients` rows in
+ * their plan's current period (a renewal deletes a plan's older rows, so this reads at most one
+ * row per donor plan that gave to the recipient in its current period). Every MSISDN is in the map.
  */
 export async function plansHeld(
   db: Knex,
   tenantId: number,
-  msisdn: string,
-): Promise<{ own: number; donorPlanIds: Set<number> }> {
-  const own = await db('subscriber_plans').count({ n: '*' }).where({ tenant_id: tenantId, msisdn }).first();
-  const received = await db('allowances as a')
+  msisdns: string[],
+): Promise<Map<string, PlansHeld>> {
+  const held = new Map<string, PlansHeld>(
+    msisdns.map((m) => [m, { own: 0, donorPlanIds: new Set<number>() }]),
+  );
+  if (msisdns.length === 0) return held;
+  const own: Array<{ msisdn: string; n: number | string }> = await db('subscriber_plans')
+    .select('msisdn')
+    .count({ n: '*' })
+    .where({ tenant_id: tenantId })
+    .whereIn('msisdn', msisdns)
+    .groupBy('msisdn');
+  for (const r of own) {
+    const h = held.get(String(r.msisdn));
+    if (h) h.own = num(r.n);
+  }
+  const received = await db('plan_period_recipients as r')
     .join('subscriber_plans as p', function () {
-      this.on('p.id', '=', 'a.donor_plan_id').andOn('p.period', '=', 'a.period');
+      this.on('p.id', '=', 'r.donor_plan_id').andOn('p.period', '=', 'r.period');
     })
-    .distinct('a.donor_plan_id')
-    .where({ 'a.tenant_id': tenantId, 'a.recipient_msisdn': msisdn });
-  return { own: num(own?.n ?? 0), donorPlanIds: new Set(received.map((r) => num(r.donor_plan_id))) };
+    .select('r.recipient_msisdn', 'r.donor_plan_id')
+    .where({ 'r.tenant_id': tenantId })
+    .whereIn('r.recipient_msisdn', msisdns);
+  for (const r of received) held.get(String(r.recipient_msisdn))?.donorPlanIds.add(num(r.donor_plan_id));
+  return held;
 }
 
-/** Distinct recipients that received from a plan in a period. */
-export async function recipientsInPeriod(db: Knex, planId: number, period: number): Promise<Set<string>> {
-  const rows = await db('allowances').distinct('recipient_msisdn').where({ donor_plan_id: planId, period });
-  return new Set(rows.map((r) => String(r.recipient_msisdn)));
+/**
+ * Adds recipients to the distinct recipients of a plan's period (`plan_period_recipients`), one
+ * multi-row INSERT. The caller holds the plan row's lock and passes only MSISDNs not yet there
+ * (see {@link recipientsAlreadyInPeriod}).
+ */
+export async function addPeriodRecipients(
+  db: Knex,
+  tenantId: number,
+  planId: number,
+  period: number,
+  msisdns: string[],
+): Promise<void> {
+  if (msisdns.length === 0) return;
+  await db('plan_period_recipients').insert(
+    msisdns.map((m) => ({ donor_plan_id: planId, period, recipient_msisdn: m, tenant_id: tenantId })),
+  );
 }
 
 /** Records a donation with its recipients' results and the allowances granted. */
@@ -156,11 +198,23 @@ export async function listAllowances(db: Knex, tenantId: number, msisdn: string)
   }));
 }
 
-/** Takes `amount` from a plan's remaining quota only if it covers it (atomic); false otherwise. */
-export async function debitPlan(db: Knex, planId: number, amount: number): Promise<boolean> {
+/**
+ * Takes `amount` from a plan's remaining quota and counts `newRecipients` more distinct
+ * recipients in its period, in one UPDATE, only if `remaining` covers `amount` (atomic); false
+ * otherwise (nothing changed).
+ */
+export async function debitPlan(
+  db: Knex,
+  planId: number,
+  amount: number,
+  newRecipients: number,
+): Promise<boolean> {
   const n = await db('subscriber_plans')
     .where({ id: planId })
     .andWhere('remaining', '>=', amount)
-    .update({ remaining: db.raw('remaining - ?', [amount]) });
+    .update({
+      remaining: db.raw('remaining - ?', [amount]),
+      recipients_in_period: db.raw('recipients_in_period + ?', [newRecipients]),
+    });
   return n === 1;
 }

@@ -73,6 +73,7 @@ function planQuery(db: Knex) {
       'p.remaining',
       'p.period',
       'p.renewed_at',
+      'p.recipients_in_period',
       'd.id as d_id',
       'd.tenant_id as d_tenant_id',
       'd.name as d_name',
@@ -92,6 +93,7 @@ const toPlan = (r: Record<string, unknown>): SubscriberPlanRow => ({
   remaining: num(r.remaining),
   period: num(r.period),
   renewedAt: num(r.renewed_at),
+  recipientsInPeriod: num(r.recipients_in_period),
   definition: toDefinition(r, 'd_'),
 });
 
@@ -155,9 +157,20 @@ export async function upsertSubscriberPlan(
   return { created: false, changed: true };
 }
 
-/** Starts a new period: `remaining` back to `unitAmount`, period + 1. */
+/**
+ * Starts a new period: `remaining` back to `unitAmount`, period + 1, no recipients counted in it
+ * (`recipients_in_period` 0, the plan's `plan_period_recipients` rows of earlier periods deleted,
+ * at most `maxRecipients` rows). Run with the plan row locked.
+ */
 export async function renewPlan(db: Knex, planId: number, unitAmount: number, nowMs: number): Promise<void> {
   await db('subscriber_plans')
     .where({ id: planId })
-    .update({ remaining: unitAmount, period: db.raw('period + 1'), renewed_at: nowMs });
+    .update({
+      remaining: unitAmount,
+      period: db.raw('period + 1'),
+      renewed_at: nowMs,
+      recipients_in_period: 0,
+    });
+  // Every row of the plan is of an earlier period now.
+  await db('plan_period_recipients').where({ donor_plan_id: planId }).delete();
 }

@@ -26,6 +26,11 @@ export interface SubscriberPlanRow {
   remaining: number;
   period: number;
   renewedAt: number;
+  /**
+   * Distinct recipients that received from this plan in its current period (the
+   * `plan_period_recipients` rows of the period; issue 16), for the `maxRecipients` check.
+   */
+  recipientsInPeriod: number;
   definition: PlanDefinitionRow;
 }
 

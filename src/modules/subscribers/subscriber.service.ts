@@ -4,6 +4,7 @@ import {
   Subscriber,
   SubscriberWrite,
   findSubscriber,
+  findSubscribersForUpdate,
   insertSubscriber,
   updateSubscriber,
 } from './subscriber.store';
@@ -23,6 +24,19 @@ export class SubscriberService {
   /** A tenant's subscriber by canonical MSISDN, or undefined. */
   find(tenantId: number, msisdn: string, opts: InTransaction = {}): Promise<Subscriber | undefined> {
     return findSubscriber(opts.trx ?? this.db, tenantId, msisdn);
+  }
+
+  /**
+   * A tenant's subscribers by canonical MSISDN, read in one statement inside `trx` with their
+   * rows locked until it ends, in MSISDN order (MySQL/MariaDB; see findSubscribersForUpdate).
+   * MSISDNs not found are absent from the map.
+   */
+  findManyForUpdate(
+    trx: Knex.Transaction,
+    tenantId: number,
+    msisdns: string[],
+  ): Promise<Map<string, Subscriber>> {
+    return findSubscribersForUpdate(trx, tenantId, msisdns);
   }
 
   /**

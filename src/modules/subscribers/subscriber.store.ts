@@ -59,6 +59,31 @@ export async function findSubscriberForUpdate(
   return r ? toSubscriber(r) : undefined;
 }
 
+/**
+ * Finds a tenant's subscribers by canonical MSISDN in one statement and, inside a transaction on
+ * MySQL/MariaDB, locks their rows until it ends (`FOR UPDATE` in MSISDN order, the order every
+ * multi-subscriber lock takes, so two such transactions cannot deadlock on each other's rows;
+ * SQLite transactions already exclude each other). MSISDNs not found are absent from the map.
+ */
+export async function findSubscribersForUpdate(
+  trx: Knex.Transaction,
+  tenantId: number,
+  msisdns: string[],
+): Promise<Map<string, Subscriber>> {
+  const found = new Map<string, Subscriber>();
+  if (msisdns.length === 0) return found;
+  const rows = await forUpdate(
+    trx,
+    trx('subscribers')
+      .select(COLUMNS)
+      .where({ tenant_id: tenantId })
+      .whereIn('msisdn', [...new Set(msisdns)].sort())
+      .orderBy('msisdn'),
+  );
+  for (const r of rows) found.set(String(r.msisdn), toSubscriber(r));
+  return found;
+}
+
 /** The writable fields of a subscriber. */
 export type SubscriberWrite = Omit<Subscriber, 'id'>;
 
