@@ -274,7 +274,8 @@ describe('migration 20261124000200_period_recipients (issue 16)', () => {
         [2, 1],
         [3, 0],
       ]);
-      await db.migrate.down({ migrationSource });
+      // Later migrations stay applied: roll back this one by name.
+      await db.migrate.down({ migrationSource, name: '20261124000200_period_recipients' });
       expect(await db.schema.hasTable('plan_period_recipients')).toBe(false);
       expect(await db.schema.hasColumn('subscriber_plans', 'recipients_in_period')).toBe(false);
     } finally {
