@@ -75,9 +75,10 @@ export interface QuotaReceivedPayload {
   unit: string;
   /** The plan definition's name. */
   planName: string;
-  planDefinitionId: string;
-  /** The donor's plan the quota came from. */
-  donorPlanId: string;
+  /** The plan definition's id. */
+  planDefinitionId: number;
+  /** The donor's plan the quota came from (the donorPlanId). */
+  donorPlanId: number;
   /** Epoch seconds. */
   occurredAt: number;
 }
