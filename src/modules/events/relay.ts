@@ -24,7 +24,7 @@ import {
  *   {@link claimRelayLease}) publishes; it renews the lease before every batch, the others look
  *   again every {@link RELAY_LEASE_MS}/3. So in the normal case each event is published once,
  *   and order per subject holds across instances. A lease held by a crashed instance expires
- *   after {@link RELAY_LEASE_MS}; one paused for longer than that may overlap with its
+ *   after {@link RELAY_LEASE_MS} of wall-clock time; one paused for longer than that may overlap with its
  *   successor for one batch (duplicates, consumers deduplicate by `message_id`).
  * - **Publishing**: a durable topic exchange (`AMQP_EXCHANGE`), routing key
  *   `<tenant>.<type>`, persistent JSON messages with `message_id` = the event id, on a confirm
@@ -112,7 +112,7 @@ export class OutboxRelay {
    */
   private async step(): Promise<'more' | 'idle' | 'standby'> {
     const held = await this.bounded(() =>
-      claimRelayLease(this.db, this.holder, this.clock.nowMs(), RELAY_LEASE_MS),
+      claimRelayLease(this.db, this.holder, Date.now(), RELAY_LEASE_MS),
     ).catch((err: unknown) => {
       // A Galera certification conflict or lock wait on the lease row: another instance claimed it.
       if ((err as { errno?: number }).errno === 1213 || (err as { errno?: number }).errno === 1205)
