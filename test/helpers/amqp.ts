@@ -21,7 +21,8 @@ export function brokerReachable(): boolean {
     return true;
   } catch (err) {
     const why = String((err as { stderr?: Buffer }).stderr ?? err).trim();
-    if (process.env.TEST_AMQP_URL) throw new Error(`TEST_AMQP_URL=${TEST_AMQP_URL} is not reachable: ${why}`);
+    if (process.env.TEST_AMQP_URL)
+      throw new Error(`TEST_AMQP_URL=${TEST_AMQP_URL} is not reachable: ${why}`, { cause: err });
     console.warn(`skipping the RabbitMQ tests: no broker at ${TEST_AMQP_URL} (${why}); set TEST_AMQP_URL`);
     return false;
   }
