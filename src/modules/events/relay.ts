@@ -253,6 +253,8 @@ export function backoffMs(failures: number): number {
 
 /** Closes a connection, destroying its socket if the peer does not answer within `ms`. */
 async function closeQuietly(connection: ChannelModel, ms: number): Promise<void> {
+  // An 'error' event without a listener would be thrown by the emitter.
+  connection.on('error', () => undefined);
   try {
     await withTimeout(connection.close(), ms, 'closing the connection');
   } catch {
