@@ -60,7 +60,16 @@ export class OutboxRelay {
 
   /** Starts relaying in the background (idempotent). */
   start(): void {
-    this.loop ??= this.run();
+    if (this.loop) return;
+    this.logger.info(
+      {
+        exchange: this.config.exchange,
+        broker: this.config.amqpUrl.replace(/\/\/[^@]*@/, '//***@'),
+        holder: this.holder,
+      },
+      'outbox relay started',
+    );
+    this.loop = this.run();
   }
 
   /** Ends the sleep between polls, so a new event goes out at once (tests, after a write). */
