@@ -22,6 +22,7 @@ import { Clock, systemClock } from './lib/clock';
 import { runInRequestScope } from './lib/request-scope';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
 import { createMetrics, instrumentServices } from './metrics';
+import { OutboxRelay } from './modules/events/relay';
 import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
@@ -56,7 +57,9 @@ export interface GatewayApp {
    * promise resolves true once no request is in flight, or false after `timeoutMs`.
    */
   drain(timeoutMs: number): Promise<boolean>;
-  /** Stops Apollo (the database is the caller's). */
+  /** The outbox relay to RabbitMQ (issue 12 part 2), running; null without AMQP_URL. */
+  relay: OutboxRelay | null;
+  /** Stops the outbox relay and Apollo (the database is the caller's). */
   close(): Promise<void>;
 }
 
@@ -83,7 +86,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const services = createServices(db, config, clock, logger);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(db, clock);
   metrics.registry.registerMetric(transactionRetries);
   instrumentServices(services, metrics);
   const authenticator = new Authenticator(db, config.loginThrottle, clock);
@@ -96,6 +99,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   };
   const schema = await gatewaySchema();
+  const { amqpUrl } = config.events;
+  const relay = amqpUrl
+    ? new OutboxRelay(db, clock, { ...config.events, amqpUrl }, logger, metrics.outbox)
+    : null;
 
   const makeContext = async (ctx: Context): Promise<GatewayContext> => {
     ctx.state.auth ??= await authenticate(ctx.headers, ctx.ip);
@@ -327,6 +334,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
+  // Relays committed outbox events to RabbitMQ in the background until close().
+  relay?.start();
   return {
     koa,
     services,
@@ -344,7 +353,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
         };
       });
     },
-    close: () => apollo.stop(),
+    relay,
+    close: async () => {
+      await relay?.stop();
+      await apollo.stop();
+    },
   };
 }
 

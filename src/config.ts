@@ -56,6 +56,23 @@ export interface Config {
   db: DbLimits;
   /** Brute-force throttling of failed logins (AUTH_* variables; issue 13 part 5). */
   loginThrottle: LoginThrottleLimits;
+  /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
+  events: EventsConfig;
+}
+
+/**
+ * The outbox relay (issue 12 part 2; README "Events"). Without `amqpUrl` the outbox is still
+ * written and readable, and nothing is published.
+ */
+export interface EventsConfig {
+  /** `AMQP_URL`: `amqp://user:pass@host:port[/vhost]` (or `amqps://`); null: no relay. */
+  amqpUrl: string | null;
+  /** `AMQP_EXCHANGE`: the durable topic exchange events are published to (default `subscriber-gateway`). */
+  exchange: string;
+  /** `AMQP_TIMEOUT_MS`: deadline of connecting to the broker and of each batch's publisher confirms, ms (default 5000). */
+  timeoutMs: number;
+  /** `OUTBOX_POLL_INTERVAL_MS`: how often an idle relay looks for new events, ms (default 200). */
+  pollIntervalMs: number;
 }
 
 /**
@@ -130,6 +147,16 @@ const schema = z.object({
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
   AUTH_MAX_FAILURES_PER_ADDRESS: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress),
   AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
+  AMQP_URL: z
+    .string()
+    .refine((v) => /^amqps?:\/\/[^/\s]+/.test(v), 'must be amqp://user:pass@host:port[/vhost] or amqps://…')
+    .optional(),
+  AMQP_EXCHANGE: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,255}$/, 'must be 1-255 letters, digits, dots, dashes, underscores or colons')
+    .default('subscriber-gateway'),
+  AMQP_TIMEOUT_MS: int(100, 600_000).default(5000),
+  OUTBOX_POLL_INTERVAL_MS: int(10, 60_000).default(200),
 });
 
 /**
@@ -184,6 +211,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerUsername: e.AUTH_MAX_FAILURES,
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: e.AUTH_WINDOW_SECONDS,
+    },
+    events: {
+      amqpUrl: e.AMQP_URL ?? null,
+      exchange: e.AMQP_EXCHANGE,
+      timeoutMs: e.AMQP_TIMEOUT_MS,
+      pollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
     },
   };
 }

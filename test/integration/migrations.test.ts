@@ -33,6 +33,8 @@ describe('migrations', () => {
       'login_failures',
       'plan_period_recipients',
       'cdrs',
+      'outbox_events',
+      'outbox_relay_lease',
     ];
     const all = [
       '20261122000100_foundation',
@@ -42,6 +44,7 @@ describe('migrations', () => {
       '20261122000500_idempotency',
       '20261123000100_galera_row_version',
       '20261123000100_login_failures',
+      '20261124000100_outbox',
       '20261124000200_period_recipients',
       '20261124000400_cdrs',
     ];

@@ -21,6 +21,31 @@ describe('loadConfig (CONTRACT §8)', () => {
     ).toEqual({ maxFailuresPerUsername: 0, maxFailuresPerAddress: 7, windowSeconds: 30 });
   });
 
+  it('reads the event relay settings (issue 12 part 2): no relay without AMQP_URL', () => {
+    expect(loadConfig({}).events).toEqual({
+      amqpUrl: null,
+      exchange: 'subscriber-gateway',
+      timeoutMs: 5000,
+      pollIntervalMs: 200,
+    });
+    expect(
+      loadConfig({
+        AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+        AMQP_EXCHANGE: 'events.acme',
+        AMQP_TIMEOUT_MS: '1500',
+        OUTBOX_POLL_INTERVAL_MS: '50',
+      }).events,
+    ).toEqual({
+      amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
+      exchange: 'events.acme',
+      timeoutMs: 1500,
+      pollIntervalMs: 50,
+    });
+    expect(() => loadConfig({ AMQP_URL: 'http://127.0.0.1:5672' })).toThrow(/AMQP_URL/);
+    expect(() => loadConfig({ AMQP_EXCHANGE: 'has space' })).toThrow(/AMQP_EXCHANGE/);
+    expect(() => loadConfig({ AMQP_TIMEOUT_MS: '0' })).toThrow(/AMQP_TIMEOUT_MS/);
+  });
+
   it('turns the sandbox off by default in production', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).graphqlSandbox).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_SANDBOX: 'true' }).graphqlSandbox).toBe(true);

@@ -5,6 +5,8 @@ import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { Logger } from '../../logger';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
+import { recordEvents } from '../events/outbox.store';
+import { donationEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
@@ -179,6 +181,7 @@ export class DonationService {
       recipients: results,
     };
     await this.record(trx, plan, donation, counted);
+    await recordEvents(trx, this.clock, donationEvents(donation, plan, this.clock));
     cdr.end(donation.errorCode);
     await cdr.write(trx);
     return donation;
@@ -399,6 +402,7 @@ export class DonationService {
     cdr.donorPlan(plan);
     cdr.end(donation.errorCode);
     await cdr.write(trx);
+    await recordEvents(trx, this.clock, donationEvents(donation, plan, this.clock));
     return donation;
   }
 }

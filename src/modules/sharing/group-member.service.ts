@@ -5,6 +5,9 @@ import { Clock } from '../../lib/clock';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { GroupTx } from '../cdrs/cdr.layouts';
+import { EventType } from '../events/event-types';
+import { recordEvent, recordEvents } from '../events/outbox.store';
+import { groupEvent, memberEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
@@ -99,6 +102,7 @@ export class GroupMemberService {
       await renameGroup(trx, id, name, now);
       const renamed = { ...group, name, updatedAt: now };
       await this.cdrs.group(trx, caller, GroupTx.UPDATED, renamed);
+      await recordEvent(trx, this.clock, groupEvent(EventType.groupUpdated, renamed, this.clock));
       return renamed;
     });
   }
@@ -175,9 +179,11 @@ export class GroupMemberService {
       idempotencyKey,
       async (trx, group) => {
         const removed = (await membersOf(trx, [groupId])).filter((m) => msisdns.includes(m.memberMsisdn));
-        const n = await deleteMembers(trx, groupId, msisdns, this.clock.nowMs());
+        const count = await deleteMembers(trx, groupId, msisdns, this.clock.nowMs());
         for (const m of removed) await this.cdrs.group(trx, caller, GroupTx.MEMBER_DELETED, group, m);
-        return n;
+        const changes = removed.map((member) => ({ member, change: 'removed' as const }));
+        await recordEvents(trx, this.clock, memberEvents(group, changes, this.clock));
+        return count;
       },
     );
   }
@@ -278,6 +284,7 @@ export class GroupMemberService {
     const now = this.clock.nowMs();
     const joined = new Map(current.map((m) => [m.memberMsisdn, m.createdAt]));
     const out: MemberRow[] = [];
+    const changes: Parameters<typeof memberEvents>[1][number][] = [];
     for (const w of wanted) {
       const row: MemberRow = {
         groupId: group.id,
@@ -295,7 +302,9 @@ export class GroupMemberService {
         row,
       );
       out.push(row);
+      changes.push({ member: row, change: joined.has(w.memberId) ? 'updated' : 'added' });
     }
+    await recordEvents(trx, this.clock, memberEvents(group, changes, this.clock));
     return out;
   }
 }

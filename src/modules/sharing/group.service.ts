@@ -5,6 +5,9 @@ import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { GroupTx, RecurringTx } from '../cdrs/cdr.layouts';
+import { EventType } from '../events/event-types';
+import { recordEvent } from '../events/outbox.store';
+import { groupEvent, memberEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
@@ -93,6 +96,7 @@ export class GroupService {
           throw err;
         }
         await this.cdrs.group(trx, caller, GroupTx.CREATED, row);
+        await recordEvent(trx, this.clock, groupEvent(EventType.groupCreated, row, this.clock));
         return row;
       },
     );
@@ -147,6 +151,7 @@ export class GroupService {
       await this.cdrs.group(trx, caller, GroupTx.DELETED, group);
       for (const rec of cancelled)
         await this.cdrs.recurring(trx, caller, RecurringTx.DELETED, rec, group.name);
+      await recordEvent(trx, this.clock, groupEvent(EventType.groupDeleted, group, this.clock));
     });
   }
 
@@ -177,12 +182,12 @@ export class GroupService {
       const member = (await membersOf(trx, [groupId])).find((x) => x.memberMsisdn === m);
       if (!(await deleteMember(trx, groupId, m, this.clock.nowMs())))
         throw sqsError.notFound(SqsCode.SUBSCRIBER_NOT_FOUND, `${m} is not a member of group ${groupId}`);
-      await this.cdrs.group(
+      const removed = member ?? { memberMsisdn: m, quota: 0 };
+      await this.cdrs.group(trx, caller, GroupTx.MEMBER_DELETED, group, removed);
+      await recordEvent(
         trx,
-        caller,
-        GroupTx.MEMBER_DELETED,
-        group,
-        member ?? { memberMsisdn: m, quota: 0 },
+        this.clock,
+        memberEvents(group, [{ member: removed, change: 'removed' }], this.clock)[0],
       );
     });
   }

@@ -5,6 +5,9 @@ import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { RecurringTx } from '../cdrs/cdr.layouts';
+import { EventType } from '../events/event-types';
+import { recordEvent } from '../events/outbox.store';
+import { recurringEvent } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SqsCode } from './error-codes';
 import { DonationService } from './donation.service';
@@ -129,6 +132,11 @@ export class RecurringDonationService {
           throw err;
         }
         await this.cdrs.recurring(trx, caller, RecurringTx.CREATED, row, group?.name ?? null);
+        await recordEvent(
+          trx,
+          this.clock,
+          recurringEvent(EventType.recurringDonationCreated, row, this.clock),
+        );
         return row;
       },
     );
@@ -179,6 +187,7 @@ export class RecurringDonationService {
       if (!rec || !(await deleteRecurring(trx, caller.tenantId, id))) throw sqsError.recurringNotFound(id);
       const group = rec.groupId ? await this.groups.find(caller, rec.groupId, { trx }) : undefined;
       await this.cdrs.recurring(trx, caller, RecurringTx.DELETED, rec, group?.name ?? null);
+      await recordEvent(trx, this.clock, recurringEvent(EventType.recurringDonationDeleted, rec, this.clock));
     });
   }
 }
