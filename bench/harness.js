@@ -16,6 +16,11 @@ const DIST = path.join(ROOT, 'dist', 'src');
 /** Core the servers run on and core the load generator runs on (`taskset -c`). */
 const SERVER_CPU = process.env.BENCH_SERVER_CPU ?? '0';
 const LOAD_CPU = process.env.BENCH_LOAD_CPU ?? '1';
+/**
+ * Pause before each measured run, ms: requests cut off when the previous run ended may still be
+ * queued in a server (SQLite writes run one at a time) and must not eat into the next run.
+ */
+const SETTLE_MS = 1000;
 
 /** A number from the environment, or `fallback`. */
 const envNumber = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -278,6 +283,7 @@ async function comparePairs(scenario, title, targets, { rounds, seconds, warmupS
   for (let round = 0; round < rounds; round++) {
     if (beforeRound) await beforeRound(round);
     for (const [i, t] of targets.entries()) {
+      await sleep(SETTLE_MS);
       const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
       verdicts.checkLoad(scenario, `${t.name} round ${round + 1}`, r);
       runs[i].push(r);
