@@ -40,10 +40,10 @@ function bareRoutes(router, { config, authenticator, services }) {
   /** The authenticated client holding `permission`, or null after answering 401/403. */
   const callerWith = async (ctx, permission) => {
     const auth = await authenticator.authenticate(ctx.headers, ctx.ip);
-    if (auth.status !== 'ok') return json(ctx, 401, { error: 'unauthorized' }), null;
+    if (auth.status !== 'ok') return (json(ctx, 401, { error: 'unauthorized' }), null);
     const tenant = ctx.get('tenant');
     if (!auth.client.permissions.has(permission) || (tenant && tenant !== auth.client.tenantName))
-      return json(ctx, 403, { errorCode: 1, message: 'forbidden' }), null;
+      return (json(ctx, 403, { errorCode: 1, message: 'forbidden' }), null);
     return auth.client;
   };
   router.post('/token/introspect', (ctx) =>
@@ -54,7 +54,11 @@ function bareRoutes(router, { config, authenticator, services }) {
         { clientId: client.id, tenantId: client.tenantId },
         ctx.request.body?.token,
       );
-      json(ctx, 200, r.active ? { active: true, client_id: r.clientId, expiry: r.expiry } : { active: false });
+      json(
+        ctx,
+        200,
+        r.active ? { active: true, client_id: r.clientId, expiry: r.expiry } : { active: false },
+      );
     }),
   );
   router.post('/crs-api/processRating', (ctx) =>

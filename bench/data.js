@@ -14,6 +14,7 @@ const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
+const { URL } = require('node:url');
 
 /** Bump when the generated data changes shape: cached SQLite files and MariaDB tags go stale. */
 const GENERATOR_VERSION = 1;
@@ -95,7 +96,15 @@ async function generate(db, sizes, dialect) {
     {
       tenants: [{ name: TENANT }],
       clients: [{ tenant: TENANT, ...CLIENT, permissions: PERMISSIONS }],
-      ratings: [{ tenant: TENANT, ...RATING_LOOKUP, kind: 'content', retailPrice: RATING.retailPrice, tax: RATING.tax }],
+      ratings: [
+        {
+          tenant: TENANT,
+          ...RATING_LOOKUP,
+          kind: 'content',
+          retailPrice: RATING.retailPrice,
+          tax: RATING.tax,
+        },
+      ],
       planDefinitions: [DONATION_PLAN],
       locationInfoTypes: [{ tenant: TENANT, name: 'PLMNID', value: 4 }],
     },
@@ -202,7 +211,9 @@ async function prepareSqlite(sizes, log) {
     }
     for (const suffix of ['-wal', '-shm']) fs.rmSync(tmp + suffix, { force: true });
     fs.renameSync(tmp, cache);
-    log(`generated ${path.relative(process.cwd(), cache)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `generated ${path.relative(process.cwd(), cache)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
   }
   const work = path.join(DATA_DIR, `run-${process.pid}-${dataKey(sizes)}.sqlite3`);
   fs.copyFileSync(cache, work);

@@ -53,7 +53,10 @@ async function main() {
   const server = await startServer('gateway', url);
   const { base } = server;
   const rss = () => server.memory();
-  const headers = { authorization: basic(CLIENT.username, CLIENT.password), 'content-type': 'application/json' };
+  const headers = {
+    authorization: basic(CLIENT.username, CLIENT.password),
+    'content-type': 'application/json',
+  };
   console.log(`idle server RSS ${rss().rss} MB`);
   for (const [name, query] of CASES) {
     const polls = [];

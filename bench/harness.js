@@ -142,7 +142,7 @@ async function startServer(program, url, { countQueries = false, env = {} } = {}
     startupMs = await firstOk(`${base}/healthz`, started, child);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`${program} on ${url}: ${err.message}`);
+    throw new Error(`${program} on ${url}: ${err.message}`, { cause: err });
   }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
@@ -181,7 +181,13 @@ function runLoad(base, request, opts) {
   return new Promise((resolve, reject) => {
     const child = spawn(
       'taskset',
-      ['-c', LOAD_CPU, process.execPath, path.join(__dirname, 'load.js'), JSON.stringify({ base, request, opts })],
+      [
+        '-c',
+        LOAD_CPU,
+        process.execPath,
+        path.join(__dirname, 'load.js'),
+        JSON.stringify({ base, request, opts }),
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -192,7 +198,7 @@ function runLoad(base, request, opts) {
       try {
         resolve(JSON.parse(out.trim().split('\n').pop()));
       } catch (err) {
-        reject(new Error(`the load generator printed no result: ${err.message}`));
+        reject(new Error(`the load generator printed no result: ${err.message}`, { cause: err }));
       }
     });
   });
@@ -271,7 +277,12 @@ function printTable(title, header, rows) {
  * `{ name, reqs, p50, p99, bytes, rss, peak, ratio, warmup, results }` (load results as
  * runLoad gives them).
  */
-async function comparePairs(scenario, title, targets, { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound }) {
+async function comparePairs(
+  scenario,
+  title,
+  targets,
+  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound },
+) {
   const runs = targets.map(() => []);
   const warmups = [];
   for (const t of targets) {

@@ -51,11 +51,17 @@ function introspect({ via, token, msisdn, expiry, auth }) {
       };
     }
     case 'rest-xml': {
-      const parts = ['<active>true</active>', `<client_id>${msisdn}</client_id>`, `<expiry>${expiry}</expiry>`];
+      const parts = [
+        '<active>true</active>',
+        `<client_id>${msisdn}</client_id>`,
+        `<expiry>${expiry}</expiry>`,
+      ];
       return {
         ...postJson('/token/introspect', { ...headers, accept: 'application/xml' }, { token }),
         check: (body) =>
-          body.startsWith('<?xml') && parts.every((p) => body.includes(p)) ? null : `expected ${parts.join('')}`,
+          body.startsWith('<?xml') && parts.every((p) => body.includes(p))
+            ? null
+            : `expected ${parts.join('')}`,
       };
     }
     case 'graphql':

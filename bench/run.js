@@ -27,16 +27,21 @@ function machine() {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(DIST, 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!fs.existsSync(path.join(DIST, 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
   const s = settings();
   const unknown = s.only.filter((name) => !SCENARIOS[name]);
   if (unknown.length)
-    throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    throw new Error(
+      `BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`,
+    );
   const knobs = Object.entries(process.env)
     .filter(([k]) => k.startsWith('BENCH_'))
     .map(([k, v]) => `${k}=${v}`);
   console.log(`Subscriber Gateway benchmark — ${machine()}`);
-  console.log(`command: ${[...knobs, 'npm run bench'].join(' ')}${s.quick ? ' (quick mode: figures not comparable)' : ''}`);
+  console.log(
+    `command: ${[...knobs, 'npm run bench'].join(' ')}${s.quick ? ' (quick mode: figures not comparable)' : ''}`,
+  );
   const verdicts = new Verdicts();
   for (const backend of s.backends) {
     console.log(`\n######## ${backend}`);

@@ -20,7 +20,8 @@ const big = (v) => BigInt(String(v ?? 0));
 async function withServers(url, programs, fn, opts) {
   const servers = {};
   try {
-    for (const [key, program] of Object.entries(programs)) servers[key] = await startServer(program, url, opts);
+    for (const [key, program] of Object.entries(programs))
+      servers[key] = await startServer(program, url, opts);
     return await fn(servers);
   } finally {
     await Promise.all(Object.values(servers).map((srv) => srv.stop()));
@@ -168,7 +169,15 @@ async function rating({ backend, url, s, verdicts }) {
       pairOptions(s, verdicts, 5),
     );
     ratioTarget(verdicts, 'rating', backend, rows[0], rows[1], 0.8);
-    const half = await halfPeak('rating', backend, srv.gateway, request('rest', 'half'), rows[0].reqs, s, verdicts);
+    const half = await halfPeak(
+      'rating',
+      backend,
+      srv.gateway,
+      request('rest', 'half'),
+      rows[0].reqs,
+      s,
+      verdicts,
+    );
     steadyMemory('rating', backend, srv.gateway, verdicts);
     const results = [...allResults(rows), half];
     charged = results.reduce((n, r) => n + r.ok, 0);
@@ -217,7 +226,11 @@ async function locations({ backend, url, s, verdicts }) {
     url,
     { gateway: 'gateway' },
     async ({ gateway }) => {
-      verdicts.checkLoad('locations', 'warm-up', await runLoad(gateway.base, request, { amount: 2, connections: 1 }));
+      verdicts.checkLoad(
+        'locations',
+        'warm-up',
+        await runLoad(gateway.base, request, { amount: 2, connections: 1 }),
+      );
       const q0 = await gateway.queries();
       const amount = s.quick ? 5 : 30;
       const r = await runLoad(gateway.base, request, { amount, connections: 1 });
@@ -227,11 +240,30 @@ async function locations({ backend, url, s, verdicts }) {
       printTable(
         `GET /pcc/pcrf/locations (${backend}, ${data.SIZES.locations.toLocaleString('en')} locations, JSON): ${amount} requests, 1 connection`,
         ['req/s', 'p50 ms', 'p99 ms', 'MB/s', 'SQL statements / request', 'RSS MB after (peak)'],
-        [[r.reqs.toFixed(1), r.p50, r.p99, (r.bytes / 1e6).toFixed(2), perRequest.toFixed(1), `${m.rss} (${m.peak})`]],
+        [
+          [
+            r.reqs.toFixed(1),
+            r.p50,
+            r.p99,
+            (r.bytes / 1e6).toFixed(2),
+            perRequest.toFixed(1),
+            `${m.rss} (${m.peak})`,
+          ],
+        ],
       );
       verdicts.target('locations', `p50 ≤ 300 ms (${backend})`, r.p50 <= 300, `${r.p50} ms`);
-      verdicts.target('locations', `≤ 5 SQL statements per request (${backend})`, perRequest <= 5, perRequest.toFixed(1));
-      verdicts.target('locations', `RSS ≤ 200 MB after it (${backend})`, m.rss <= 200, `${m.rss} MB (peak ${m.peak})`);
+      verdicts.target(
+        'locations',
+        `≤ 5 SQL statements per request (${backend})`,
+        perRequest <= 5,
+        perRequest.toFixed(1),
+      );
+      verdicts.target(
+        'locations',
+        `RSS ≤ 200 MB after it (${backend})`,
+        m.rss <= 200,
+        `${m.rss} MB (peak ${m.peak})`,
+      );
     },
     { countQueries: true },
   );
@@ -246,9 +278,11 @@ async function startup({ backend, url, s, verdicts }) {
     await srv.stop();
   }
   const m = median(times);
-  printTable(`Start-up to the first 200 on /healthz (${backend}, existing database)`, ['median ms', 'each start ms'], [
-    [m, times.join(', ')],
-  ]);
+  printTable(
+    `Start-up to the first 200 on /healthz (${backend}, existing database)`,
+    ['median ms', 'each start ms'],
+    [[m, times.join(', ')]],
+  );
   verdicts.target('startup', `start-up ≤ 1 s (${backend})`, m <= 1000, `median ${m} ms`);
 }
 
@@ -390,7 +424,10 @@ async function donations({ backend, url, s, verdicts }) {
 async function tokens({ backend, url, s, verdicts, prepare }) {
   const small = await prepare({ tokens: 10_000 });
   if (small.skipped) return console.log(`  skipped: ${small.skipped}`);
-  const request = (n) => ({ name: 'introspect', args: { via: 'rest', ...data.introspectedOf(n), auth: AUTH } });
+  const request = (n) => ({
+    name: 'introspect',
+    args: { via: 'rest', ...data.introspectedOf(n), auth: AUTH },
+  });
   try {
     await withServers(url, { big: 'gateway' }, (big1) =>
       withServers(small.url, { small: 'gateway' }, async ({ small: smallServer }) => {
