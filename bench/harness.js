@@ -20,7 +20,8 @@ const LOAD_CPU = process.env.BENCH_LOAD_CPU ?? '1';
  * Pause before each measured run, ms: requests cut off when the previous run ended may still be
  * queued in a server (SQLite writes run one at a time) and must not eat into the next run.
  */
-const SETTLE_MS = 1000;
+const SETTLE_MS = 500;
+const settle = () => sleep(SETTLE_MS);
 
 /** A number from the environment, or `fallback`. */
 const envNumber = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
@@ -33,13 +34,13 @@ const envList = (name, fallback) =>
 
 /**
  * The knobs (bench/README.md lists them). BENCH_QUICK=1 shortens every measurement (1 round of
- * 3 s, 1 s warm-up) for a check that the bench still runs; figures from it are not comparable.
+ * 2 s, 1 s warm-up) for a check that the bench still runs; figures from it are not comparable.
  */
 function settings() {
   const quick = process.env.BENCH_QUICK === '1';
   return {
     quick,
-    seconds: envNumber('BENCH_SECONDS', quick ? 3 : 10),
+    seconds: envNumber('BENCH_SECONDS', quick ? 2 : 10),
     /** Rounds of the alternating pairs; null: each scenario's own default (5, or 3 for the long ones). */
     rounds: process.env.BENCH_ROUNDS ? Number(process.env.BENCH_ROUNDS) : quick ? 1 : null,
     warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', quick ? 1 : 2),
@@ -294,7 +295,7 @@ async function comparePairs(
   for (let round = 0; round < rounds; round++) {
     if (beforeRound) await beforeRound(round);
     for (const [i, t] of targets.entries()) {
-      await sleep(SETTLE_MS);
+      await settle();
       const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
       verdicts.checkLoad(scenario, `${t.name} round ${round + 1}`, r);
       runs[i].push(r);
@@ -350,5 +351,5 @@ module.exports = {
   printTable,
   Verdicts,
   basic,
-  sleep,
+  settle,
 };

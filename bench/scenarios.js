@@ -5,7 +5,7 @@
  */
 'use strict';
 const path = require('node:path');
-const { comparePairs, startServer, runLoad, printTable, median, basic } = require('./harness');
+const { comparePairs, startServer, runLoad, printTable, median, basic, settle } = require('./harness');
 const data = require('./data');
 
 const AUTH = basic(data.CLIENT.username, data.CLIENT.password);
@@ -47,6 +47,7 @@ const allResults = (rows) => rows.flatMap((r) => [r.warmup, ...r.results].filter
  */
 async function halfPeak(scenario, backend, server, request, peak, s, verdicts) {
   const rate = Math.max(1, Math.round(peak / 2));
+  await settle();
   const r = await runLoad(server.base, request, {
     duration: s.seconds,
     connections: s.connections,
