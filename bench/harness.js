@@ -352,4 +352,5 @@ module.exports = {
   Verdicts,
   basic,
   settle,
+  sleep,
 };

@@ -5,7 +5,7 @@
  */
 'use strict';
 const path = require('node:path');
-const { comparePairs, startServer, runLoad, printTable, median, basic, settle } = require('./harness');
+const { comparePairs, startServer, runLoad, printTable, median, basic, settle, sleep } = require('./harness');
 const data = require('./data');
 
 const AUTH = basic(data.CLIENT.username, data.CLIENT.password);
@@ -297,6 +297,21 @@ const recipientsOf = (id) => 10_000 + (id % 80) * 1000;
  * through the project's dataset import. Returns its id.
  */
 async function newDonorPlan(url) {
+  // The gateway may still be writing the donations cut off when the last run ended: on SQLite a
+  // transaction that read before the writer committed cannot upgrade to a write (SQLITE_BUSY at
+  // once, whatever busy_timeout), so it is retried until the writer is done (30 s at most).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await insertDonorPlan(url);
+    } catch (err) {
+      if (!String(err.code).startsWith('SQLITE_BUSY') || attempt >= 150) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+/** One attempt of newDonorPlan. */
+async function insertDonorPlan(url) {
   const db = openDb(url);
   try {
     const id = Number((await db('subscriber_plans').max({ m: 'id' }).first()).m ?? 0) + 1;
