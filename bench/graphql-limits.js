@@ -1,25 +1,19 @@
 #!/usr/bin/env node
 /*
- * GraphQL limits (issue 10 item 1): seeds 10,000 locations with 2 rates, 10 location infos and
- * 1 profile each into a throwaway SQLite database, starts the built service in a child process,
+ * GraphQL limits (issue 10 item 1): 10,000 locations with 2 rates, 10 location infos and
+ * 1 profile each in a SQLite database (bench/data.js, cached in bench/.data/), the built service
+ * in a child process (bench/harness.js),
  * sends the issue's item-1 query, the same query one level shallower and the heaviest allowed
  * operations, polling /healthz meanwhile, and reads the server's peak RSS (VmHWM) after each.
  * Run: npm run build && node bench/graphql-limits.js [locations=10000] [infosPerLocation=10]
  */
 'use strict';
-const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
-const { seedLocations, startServer, basic } = require('./harness');
+const { startServer, basic } = require('./harness');
+const { CLIENT, prepareDatabase } = require('./data');
 
 const N = Number(process.argv[2] || 10000);
 const INFOS = Number(process.argv[3] || 10);
-
-/** Peak and current resident set of a process, in MB (Linux /proc). */
-function rss(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)[1]);
-  return { peak: Math.round(kb('VmHWM') / 1024), now: Math.round(kb('VmRSS') / 1024) };
-}
 
 const CASES = [
   [
@@ -50,13 +44,20 @@ const CASES = [
 
 async function main() {
   const t0 = Date.now();
-  const { url, cleanup } = await seedLocations(N, INFOS);
+  const { url, cleanup } = await prepareDatabase('sqlite', {
+    sizes: { subscribers: 0, tokens: 0, locations: N, infosPerLocation: INFOS },
+  });
   console.log(
-    `seeded ${N} locations × (2 rates, ${INFOS} infos, 1 profile) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    `${N} locations × (2 rates, ${INFOS} infos, 1 profile) ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
-  const { base, pid, stop } = await startServer(url);
-  const headers = { authorization: basic('bench', 'bench-password'), 'content-type': 'application/json' };
-  console.log(`idle server RSS ${rss(pid).now} MB`);
+  const server = await startServer('gateway', url);
+  const { base } = server;
+  const rss = () => server.memory();
+  const headers = {
+    authorization: basic(CLIENT.username, CLIENT.password),
+    'content-type': 'application/json',
+  };
+  console.log(`idle server RSS ${rss().rss} MB`);
   for (const [name, query] of CASES) {
     const polls = [];
     let done = false;
@@ -76,12 +77,12 @@ async function main() {
     const outcome = body.errors
       ? `${body.errors[0].extensions.code}${body.errors[0].extensions.cost ? ` (cost ${body.errors[0].extensions.cost})` : ''}`
       : 'data';
-    const m = rss(pid);
+    const m = rss();
     console.log(
-      `${name.padEnd(52)} HTTP ${status} ${outcome.padEnd(30)} ${String(ms).padStart(5)} ms ${(text.length / 1e6).toFixed(1).padStart(5)} MB  /healthz max ${Math.round(Math.max(0, ...polls))} ms over ${polls.length} polls  RSS ${m.now} MB (peak ${m.peak} MB)`,
+      `${name.padEnd(52)} HTTP ${status} ${outcome.padEnd(30)} ${String(ms).padStart(5)} ms ${(text.length / 1e6).toFixed(1).padStart(5)} MB  /healthz max ${Math.round(Math.max(0, ...polls))} ms over ${polls.length} polls  RSS ${m.rss} MB (peak ${m.peak} MB)`,
     );
   }
-  stop();
+  await server.stop();
   cleanup();
 }
 

@@ -1,141 +1,356 @@
 /*
- * What the load benchmarks share: a throwaway SQLite database migrated and seeded from a
- * dataset, the built service started on it in a child process, autocannon runs and one report
- * line per case. Needs `npm run build` first (it loads dist/).
+ * What every benchmark shares: the knobs (environment), server processes pinned to core 0,
+ * autocannon in a separate process pinned to core 1 (bench/load.js), process memory, medians,
+ * one runner for alternating pairs, tables, and the verdicts (targets held or not, requests that
+ * failed). Needs `npm run build` first (servers and helpers load dist/).
  */
 'use strict';
-const { fork } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const autocannon = require('autocannon');
+const { performance } = require('node:perf_hooks');
+const { setTimeout: sleep } = require('node:timers/promises');
 
-const dist = path.join(__dirname, '..', 'dist', 'src');
-const { createKnex } = require(path.join(dist, 'db/knex'));
+const ROOT = path.join(__dirname, '..');
+const DIST = path.join(ROOT, 'dist', 'src');
+/** Core the servers run on and core the load generator runs on (`taskset -c`). */
+const SERVER_CPU = process.env.BENCH_SERVER_CPU ?? '0';
+const LOAD_CPU = process.env.BENCH_LOAD_CPU ?? '1';
+/**
+ * Pause before each measured run, ms: requests cut off when the previous run ended may still be
+ * queued in a server (SQLite writes run one at a time) and must not eat into the next run.
+ */
+const SETTLE_MS = 500;
+const settle = () => sleep(SETTLE_MS);
+
+/** A number from the environment, or `fallback`. */
+const envNumber = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
+/** A comma-separated list from the environment, or `fallback`. */
+const envList = (name, fallback) =>
+  (process.env[name] ?? fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
- * Creates a SQLite database in a temporary folder, migrates it and imports `dataset`.
- * Returns its `url`, an open knex `db` (for extra seeding and read-back; destroy it) and
- * `cleanup()` removing the folder.
+ * The knobs (bench/README.md lists them). BENCH_QUICK=1 shortens every measurement (1 round of
+ * 2 s, 1 s warm-up) for a check that the bench still runs; figures from it are not comparable.
  */
-async function seedDatabase(dataset) {
-  const { migrateLatest } = require(path.join(dist, 'db/migrations'));
-  const { importDataset } = require(path.join(dist, 'dataset/import'));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-bench-'));
-  const url = `sqlite:${path.join(dir, 'bench.sqlite3')}`;
-  const db = createKnex(url);
-  await migrateLatest(db);
-  await importDataset(db, dataset, { nowMs: () => Date.now() });
-  return { url, db, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+function settings() {
+  const quick = process.env.BENCH_QUICK === '1';
+  return {
+    quick,
+    seconds: envNumber('BENCH_SECONDS', quick ? 2 : 10),
+    /** Rounds of the alternating pairs; null: each scenario's own default (5, or 3 for the long ones). */
+    rounds: process.env.BENCH_ROUNDS ? Number(process.env.BENCH_ROUNDS) : quick ? 1 : null,
+    warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', quick ? 1 : 2),
+    connections: envNumber('BENCH_CONNECTIONS', 32),
+    only: envList('BENCH_ONLY', 'introspection,rating,locations,startup,donations,tokens'),
+    backends: envList('BENCH_BACKENDS', 'sqlite,mariadb'),
+    mariadbUrl: process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/sg_bench',
+    logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  };
 }
 
-/**
- * Seeds a throwaway SQLite database with the bench tenant and client (PCRF_LOCATION_READ_PERMISSION)
- * and `n` locations named ZONE-000000…, each with 2 rates, `infosPerLocation` location infos and
- * 1 profile, in chunks of 500. Returns what seedDatabase returns, its knex already destroyed.
- */
-async function seedLocations(n, infosPerLocation = 1) {
-  const seeded = await seedDatabase({
-    tenants: [{ name: 'bench' }],
-    clients: [
-      {
-        tenant: 'bench',
-        username: 'bench',
-        password: 'bench-password',
-        permissions: ['PCRF_LOCATION_READ_PERMISSION'],
-      },
-    ],
-    locationInfoTypes: [{ tenant: 'bench', name: 'PLMNID', value: 4 }],
-  });
-  const { db } = seeded;
-  const tenant = (await db('tenants').where({ name: 'bench' }).first()).id;
-  const type = (await db('location_info_types').first()).id;
-  const chunk = 500;
-  for (let start = 0; start < n; start += chunk) {
-    await db.transaction(async (trx) => {
-      const names = Array.from(
-        { length: Math.min(chunk, n - start) },
-        (_, i) => `ZONE-${String(start + i).padStart(6, '0')}`,
-      );
-      await trx.batchInsert(
-        'locations',
-        names.map((name) => ({ tenant_id: tenant, name, description: null })),
-        100,
-      );
-      const rows = await trx('locations').whereIn('name', names).select('id', 'name');
-      await trx.batchInsert(
-        'location_rates',
-        rows.flatMap((l) => [
-          { location_id: l.id, name: `${l.name}_TimeBasedRate`, description: null, location_rate: 0 },
-          { location_id: l.id, name: `${l.name}_VolumeRate`, description: 'per MB', location_rate: 3 },
-        ]),
-        100,
-      );
-      await trx.batchInsert(
-        'location_infos',
-        rows.flatMap((l, i) =>
-          Array.from({ length: infosPerLocation }, (_, k) => ({
-            tenant_id: tenant,
-            location_id: l.id,
-            type_id: type,
-            name: infosPerLocation === 1 ? `${l.name}-info` : `${l.name}-info-${k}`,
-            description: null,
-            value: String(20800 + ((i + k) % 99)),
-          })),
-        ),
-        100,
-      );
-      await trx.batchInsert(
-        'location_profiles',
-        rows.map((l) => ({ location_id: l.id, name: `${l.name}-default`, description: null })),
-        100,
-      );
+/** Median of numbers (mean of the two middle ones for an even count). */
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Resident set now (`rss`) and its peak since start (`peak`) of a process, in MB (Linux /proc). */
+function memoryOf(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (key) => Math.round(Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)[1]) / 1024);
+  return { rss: mb('VmRSS'), peak: mb('VmHWM') };
+}
+
+/** A free loopback port (asks the kernel). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = require('node:net').createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
     });
+    srv.on('error', reject);
+  });
+}
+
+/** Resolves with the time (ms since `since`) of the first 200 on `url`, polling every 5 ms. */
+async function firstOk(url, since, child, timeoutMs = 30_000) {
+  while (performance.now() - since < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now() - since;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(5);
   }
-  await db.destroy();
-  return seeded;
+  throw new Error(`no 200 on ${url} within ${timeoutMs} ms`);
 }
 
 /**
- * Starts dist/src/main.js on `url` on a random loopback port and waits for /healthz.
- * Returns its base URL, its process id `pid` (to read its memory) and `stop()`.
- * @throws when the service does not answer within 10 s.
+ * The programs a benchmark can serve: the gateway itself (dist/src/main.js) and the baselines
+ * of bench/baselines.js (`bare`: a Koa handler calling the project's Authenticator and services;
+ * `sofa`: sofa-api on the gateway schema).
  */
-async function startServer(url) {
-  const port = 18000 + Math.floor(Math.random() * 1000);
-  const server = fork(path.join(dist, 'main.js'), [], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
+const PROGRAMS = {
+  gateway: () => [path.join(DIST, 'main.js')],
+  bare: () => [path.join(__dirname, 'baselines.js'), 'bare'],
+  sofa: () => [path.join(__dirname, 'baselines.js'), 'sofa'],
+};
+
+/**
+ * Starts `program` on the database `url`, pinned to the server core, and waits for /healthz.
+ * `countQueries` preloads bench/query-counter.js (SIGUSR2 writes the SQL statement count to a
+ * file; see queries()). Returns `{ base, pid, startupMs, memory(), queries(), stop() }`.
+ * @throws when it does not answer 200 on /healthz within 30 s or exits.
+ */
+async function startServer(program, url, { countQueries = false, env = {} } = {}) {
+  const port = await freePort();
+  const countFile = countQueries ? path.join(require('node:os').tmpdir(), `sg-bench-q-${port}`) : undefined;
+  const args = [
+    '-c',
+    SERVER_CPU,
+    process.execPath,
+    ...(countQueries ? ['-r', path.join(__dirname, 'query-counter.js')] : []),
+    ...PROGRAMS[program](),
+  ];
+  const started = performance.now();
+  const child = spawn('taskset', args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DEMO_DATA: 'false',
+      LOG_LEVEL: settings().logLevel,
+      DATABASE_URL: url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...(countFile ? { BENCH_QUERY_COUNT_FILE: countFile } : {}),
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, pid: server.pid, stop: () => server.kill() };
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  let startupMs;
+  try {
+    startupMs = await firstOk(`${base}/healthz`, started, child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${program} on ${url}: ${err.message}`, { cause: err });
   }
-  server.kill();
-  throw new Error(`the service did not answer on ${base}/healthz within 10 s`);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    program,
+    base,
+    pid: child.pid,
+    startupMs,
+    memory: () => memoryOf(child.pid),
+    /** SQL statements the server has sent since it started. */
+    async queries() {
+      const before = fs.existsSync(countFile) ? fs.statSync(countFile).mtimeMs : 0;
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 200; i++) {
+        if (fs.existsSync(countFile) && fs.statSync(countFile).mtimeMs !== before)
+          return Number(fs.readFileSync(countFile, 'utf8'));
+        await sleep(5);
+      }
+      throw new Error('the query counter did not answer');
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+      if (countFile) fs.rmSync(countFile, { force: true });
+    },
+  };
 }
 
-/** Opens the database at `url` (destroy it when done). */
-const openDatabase = (url) => createKnex(url);
-
-/** Runs autocannon with `opts` and resolves with its result. */
-function run(opts) {
-  return new Promise((resolve, reject) => autocannon(opts, (err, r) => (err ? reject(err) : resolve(r))));
+/**
+ * Runs autocannon in its own process pinned to the load core (bench/load.js) against `base`
+ * with the request built by bench/requests.js `request.name(request.args)`. `opts`: duration
+ * (s), connections, overallRate (req/s, rate-limited run), amount (a fixed number of requests).
+ * Resolves with req/s, latency (ms), bytes/s, counts of answers that were right (`ok`) and wrong
+ * (`bad`, non-2xx or wrong body; `badSample` describes one) and transport errors.
+ */
+function runLoad(base, request, opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'taskset',
+      [
+        '-c',
+        LOAD_CPU,
+        process.execPath,
+        path.join(__dirname, 'load.js'),
+        JSON.stringify({ base, request, opts }),
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the load generator exited with code ${code}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()));
+      } catch (err) {
+        reject(new Error(`the load generator printed no result: ${err.message}`, { cause: err }));
+      }
+    });
+  });
 }
 
-/** One line per case: mean req/s, p50 and p99 latency, non-2xx answers and errors. */
-function report(name, r) {
-  console.log(
-    `${name.padEnd(22)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  latency p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}  errors ${r.errors}`,
+/**
+ * What a run must report: targets (held or not: reported, never fatal) and failures (a request
+ * that was not answered 2xx with the right body, a lost update: fatal, exit code 1).
+ */
+class Verdicts {
+  constructor() {
+    this.targets = [];
+    this.failures = [];
+  }
+
+  /** Records a target: `holds` true/false, or null when it could not be measured. */
+  target(scenario, label, holds, detail) {
+    this.targets.push({ scenario, label, holds, detail });
+    const mark = holds === null ? 'n/a ' : holds ? 'HOLDS' : 'MISSED';
+    console.log(`  target ${mark}  ${label}: ${detail}`);
+  }
+
+  /** Records a fatal failure and prints it at once. */
+  fail(scenario, message) {
+    this.failures.push({ scenario, message });
+    console.log(`  FAILURE  ${scenario}: ${message}`);
+  }
+
+  /** Fails for every wrong answer or transport error counted in a load result. */
+  checkLoad(scenario, label, r) {
+    if (r.bad || r.errors || r.timeouts)
+      this.fail(
+        scenario,
+        `${label}: ${r.bad} wrong answers (non-2xx or wrong body), ${r.errors} errors, ${r.timeouts} timeouts; e.g. ${r.badSample ?? 'a transport error'}`,
+      );
+  }
+
+  /** The closing summary; returns the process exit code. */
+  summary() {
+    console.log('\n== Targets');
+    for (const t of this.targets)
+      console.log(
+        `${t.holds === null ? 'n/a   ' : t.holds ? 'HOLDS ' : 'MISSED'}  [${t.scenario}] ${t.label}: ${t.detail}`,
+      );
+    const held = this.targets.filter((t) => t.holds).length;
+    const missed = this.targets.filter((t) => t.holds === false).length;
+    console.log(`${held} held, ${missed} missed, ${this.targets.length - held - missed} not measured`);
+    if (this.failures.length) {
+      console.log(`\n== ${this.failures.length} FAILURES (exit code 1)`);
+      for (const f of this.failures) console.log(`[${f.scenario}] ${f.message}`);
+      return 1;
+    }
+    console.log('no failed request, no wrong body, no lost update');
+    return 0;
+  }
+}
+
+/** Prints `rows` (arrays of cells) under `header` as a Markdown table (pasteable into the README). */
+function printTable(title, header, rows) {
+  const cells = [header, ...rows].map((r) => r.map(String));
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(`\n${title}\n`);
+  console.log(line(cells[0]));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of cells.slice(1)) console.log(line(r));
+  console.log('');
+}
+
+/**
+ * One runner for every alternating comparison: each round runs every target once in order
+ * (after one warm-up run each), and the table shows medians over rounds: req/s, p50/p99 (ms),
+ * bytes/s, the server's RSS after its last run (peak in brackets) and the first target's req/s
+ * divided by each target's. Every target is `{ name, server, request, opts? }` (`server` from startServer,
+ * `request` as runLoad takes it). `beforeRound(i)` runs before each round. Returns per target
+ * `{ name, reqs, p50, p99, bytes, rss, peak, ratio, warmup, results }` (load results as
+ * runLoad gives them).
+ */
+async function comparePairs(
+  scenario,
+  title,
+  targets,
+  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound },
+) {
+  const runs = targets.map(() => []);
+  const warmups = [];
+  for (const t of targets) {
+    if (!(warmupSeconds > 0)) continue;
+    const r = await runLoad(t.server.base, t.request, { duration: warmupSeconds, connections, ...t.opts });
+    verdicts.checkLoad(scenario, `${t.name} (warm-up)`, r);
+    warmups.push(r);
+  }
+  for (let round = 0; round < rounds; round++) {
+    if (beforeRound) await beforeRound(round);
+    for (const [i, t] of targets.entries()) {
+      await settle();
+      const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
+      verdicts.checkLoad(scenario, `${t.name} round ${round + 1}`, r);
+      runs[i].push(r);
+      process.stdout.write(
+        `  round ${round + 1}/${rounds} ${t.name}: ${Math.round(r.reqs)} req/s p50 ${r.p50} ms p99 ${r.p99} ms\n`,
+      );
+    }
+  }
+  const rows = targets.map((t, i) => {
+    const m = t.server.memory();
+    return {
+      name: t.name,
+      reqs: median(runs[i].map((r) => r.reqs)),
+      p50: median(runs[i].map((r) => r.p50)),
+      p99: median(runs[i].map((r) => r.p99)),
+      bytes: median(runs[i].map((r) => r.bytes)),
+      rss: m.rss,
+      peak: m.peak,
+      warmup: warmups[i],
+      results: runs[i],
+    };
+  });
+  // How much faster the first target is than each (the form of issue 16's targets).
+  for (const r of rows) r.ratio = rows[0].reqs / r.reqs;
+  printTable(
+    `${title} — ${rounds} alternating round(s) of ${seconds} s, ${connections} connections, medians`,
+    ['served by', 'req/s', 'p50 ms', 'p99 ms', 'MB/s', 'RSS MB (peak)', `${rows[0].name} ÷ this`],
+    rows.map((r) => [
+      r.name,
+      Math.round(r.reqs),
+      r.p50,
+      r.p99,
+      (r.bytes / 1e6).toFixed(2),
+      `${r.rss} (${r.peak})`,
+      `${r.ratio.toFixed(2)}×`,
+    ]),
   );
+  return rows;
 }
 
 /** `Basic` authorization header value. */
 const basic = (username, password) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
-module.exports = { seedDatabase, seedLocations, openDatabase, startServer, run, report, basic };
+module.exports = {
+  ROOT,
+  DIST,
+  settings,
+  median,
+  memoryOf,
+  startServer,
+  runLoad,
+  comparePairs,
+  printTable,
+  Verdicts,
+  basic,
+  settle,
+  sleep,
+};

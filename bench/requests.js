@@ -1,0 +1,156 @@
+/*
+ * The requests the benchmarks send, by name: each builder takes plain JSON arguments (they cross
+ * a process boundary) and returns an autocannon request plus `check(body)`, which returns why a
+ * 2xx body is wrong, or null when it is right. bench/load.js counts every wrong body as a failure.
+ */
+'use strict';
+const { msisdnOf } = require('./data');
+
+const JSON_TYPE = 'application/json';
+
+/** POST with a JSON body and JSON answers. */
+const postJson = (path, headers, body) => ({
+  method: 'POST',
+  path,
+  headers: { 'content-type': JSON_TYPE, accept: JSON_TYPE, ...headers },
+  body: JSON.stringify(body),
+});
+
+/** Parses `body` and returns `judge(parsed)`; unparseable JSON is wrong. */
+const judgeJson = (judge) => (body) => {
+  try {
+    return judge(JSON.parse(body));
+  } catch {
+    return 'not JSON';
+  }
+};
+
+/** The GraphQL data of field `field` when there are no errors, else undefined. */
+const dataOf = (j, field) => (j && !j.errors && j.data ? j.data[field] : undefined);
+
+const INTROSPECT_QUERY =
+  'query IntrospectToken($token: String) { introspectToken(token: $token) { active clientId expiry } }';
+const RATING_MUTATION =
+  'mutation Charging($input: RatingRequestInput!) { processRating(input: $input) { returnCode } }';
+
+/**
+ * Introspection of one valid token (`token`, owned by `msisdn`, expiring at `expiry` epoch
+ * seconds) with the `auth` header, `via`: `rest` (POST /token/introspect, JSON; also the bare
+ * handler's path), `rest-xml` (the same, XML), `graphql` (POST /graphql), `sofa` (sofa-api).
+ */
+function introspect({ via, token, msisdn, expiry, auth }) {
+  const headers = { authorization: auth };
+  const active = (t) =>
+    t && t.active === true && t.clientId === msisdn && t.expiry === expiry ? null : 'not the active token';
+  switch (via) {
+    case 'rest': {
+      const expected = JSON.stringify({ active: true, client_id: msisdn, expiry });
+      return {
+        ...postJson('/token/introspect', headers, { token }),
+        check: (body) => (body === expected ? null : `expected ${expected}`),
+      };
+    }
+    case 'rest-xml': {
+      const parts = [
+        '<active>true</active>',
+        `<client_id>${msisdn}</client_id>`,
+        `<expiry>${expiry}</expiry>`,
+      ];
+      return {
+        ...postJson('/token/introspect', { ...headers, accept: 'application/xml' }, { token }),
+        check: (body) =>
+          body.startsWith('<?xml') && parts.every((p) => body.includes(p))
+            ? null
+            : `expected ${parts.join('')}`,
+      };
+    }
+    case 'graphql':
+      return {
+        ...postJson('/graphql', headers, { query: INTROSPECT_QUERY, variables: { token } }),
+        check: judgeJson((j) => active(dataOf(j, 'introspectToken'))),
+      };
+    case 'sofa':
+      return { ...postJson('/sofa/introspect-token', headers, { token }), check: judgeJson(active) };
+    default:
+      throw new Error(`unknown introspection route ${via}`);
+  }
+}
+
+/**
+ * processRating of a catalogue content (`lookup`) for subscribers `first`…`first+count-1` in
+ * turn, each request with a new operationId (`opPrefix`-pid-n), `via` `rest` (the legacy path,
+ * also the bare handler's) or `graphql`. Right only when the answer is returnCode 0 (charged).
+ */
+function rating({ via, auth, tenant, first, count, opPrefix, lookup }) {
+  let n = 0;
+  const rest = via === 'rest';
+  const base = postJson(rest ? '/crs-api/processRating' : '/graphql', { authorization: auth, tenant }, {});
+  return {
+    ...base,
+    setupRequest(req) {
+      const msisdn = msisdnOf(first + (n % count));
+      const ratingRequest = {
+        msisdn,
+        ratingParams: {
+          msisdn,
+          operationId: `${opPrefix}-${process.pid}-${n++}`,
+          contentId: 'bench-content',
+          contentDescription: 'bench',
+          lookup,
+        },
+      };
+      const body = rest ? ratingRequest : { query: RATING_MUTATION, variables: { input: ratingRequest } };
+      return { ...req, body: JSON.stringify(body) };
+    },
+    check: rest
+      ? (body) => (body === '{"returnCode":0}' ? null : 'expected {"returnCode":0}')
+      : judgeJson((j) => (dataOf(j, 'processRating')?.returnCode === 0 ? null : 'expected returnCode 0')),
+  };
+}
+
+/**
+ * POST /sqs/api/donations from `donorId`'s plan `donorPlanId` (quota type `amount`) to
+ * `recipients` recipients per request, taken in turn from subscribers `first`…`first+count-1`,
+ * `quota` each. Right only when the donation and every recipient have errorCode 0.
+ */
+function donation({ auth, tenant, donorId, donorPlanId, recipients, first, count, quota }) {
+  let n = 0;
+  const base = postJson(
+    '/sqs/api/donations',
+    { authorization: auth, tenant, permissions: 'SQS_DONATION_PERMISSION' },
+    {},
+  );
+  return {
+    ...base,
+    setupRequest(req) {
+      const start = n++ * recipients;
+      const list = Array.from({ length: recipients }, (_, i) => ({
+        recipientId: msisdnOf(first + ((start + i) % count)),
+        quota,
+      }));
+      return {
+        ...req,
+        body: JSON.stringify({ donorId, donorPlanId, quotaType: 'amount', recipients: list }),
+      };
+    },
+    check: judgeJson((j) =>
+      j.errorCode === 0 && j.recipients.length === recipients && j.recipients.every((r) => r.errorCode === 0)
+        ? null
+        : `expected errorCode 0 for the donation and its ${recipients} recipients`,
+    ),
+  };
+}
+
+/** GET /pcc/pcrf/locations (JSON); right only with all `count` locations. */
+function locationList({ auth, count }) {
+  return {
+    method: 'GET',
+    path: '/pcc/pcrf/locations',
+    headers: { authorization: auth, permissions: 'PCRF_LOCATION_READ_PERMISSION', accept: JSON_TYPE },
+    check: judgeJson((j) =>
+      j.locationList?.length === count ? null : `expected ${count} locations, got ${j.locationList?.length}`,
+    ),
+  };
+}
+
+module.exports = { introspect, rating, donation, locationList };

@@ -1,0 +1,470 @@
+/*
+ * The scenarios of `npm run bench` (issue 16 "Speed"), each `run({ backend, url, s, verdicts })`
+ * on one prepared database. Pairs go through harness.comparePairs; targets are reported through
+ * verdicts.target (never fatal), wrong answers and lost updates through verdicts.fail (fatal).
+ */
+'use strict';
+const path = require('node:path');
+const { comparePairs, startServer, runLoad, printTable, median, basic, settle, sleep } = require('./harness');
+const data = require('./data');
+
+const AUTH = basic(data.CLIENT.username, data.CLIENT.password);
+const dist = (p) => require(path.join(__dirname, '..', 'dist', 'src', p));
+/** The bench's own connection: unbounded statements, and waits up to 10 s for a busy SQLite writer. */
+const openDb = (url) =>
+  dist('db/knex').createKnex(url, { ...dist('db/knex').MAINTENANCE_DB_LIMITS, sqliteBusyTimeoutMs: 10_000 });
+/** An exact integer (BIGINT micro-units, counts) from a driver value, as a bigint. */
+const big = (v) => BigInt(String(v ?? 0));
+
+/** Starts the named servers (`{ key: program }`) on `url`, runs `fn(servers)`, stops them. */
+async function withServers(url, programs, fn, opts) {
+  const servers = {};
+  try {
+    for (const [key, program] of Object.entries(programs))
+      servers[key] = await startServer(program, url, opts);
+    return await fn(servers);
+  } finally {
+    await Promise.all(Object.values(servers).map((srv) => srv.stop()));
+  }
+}
+
+/** The pair runner's options for this scenario: `rounds` unless BENCH_ROUNDS/BENCH_QUICK say otherwise. */
+const pairOptions = (s, verdicts, rounds, extra = {}) => ({
+  rounds: s.rounds ?? rounds,
+  seconds: s.seconds,
+  warmupSeconds: s.warmupSeconds,
+  connections: s.connections,
+  verdicts,
+  ...extra,
+});
+
+/** Every load result of a comparePairs row (warm-up and rounds). */
+const allResults = (rows) => rows.flatMap((r) => [r.warmup, ...r.results].filter(Boolean));
+
+/**
+ * A rate-limited run at half of `peak` req/s (issue 16: p99 ≤ 10 ms at half of peak, SQLite):
+ * prints its line and returns the load result.
+ */
+async function halfPeak(scenario, backend, server, request, peak, s, verdicts) {
+  const rate = Math.max(1, Math.round(peak / 2));
+  await settle();
+  const r = await runLoad(server.base, request, {
+    duration: s.seconds,
+    connections: s.connections,
+    overallRate: rate,
+  });
+  verdicts.checkLoad(scenario, 'half of peak', r);
+  const m = server.memory();
+  printTable(
+    `${scenario} at half of peak (${backend}): autocannon limited to ${rate} req/s for ${s.seconds} s`,
+    ['req/s', 'p50 ms', 'p99 ms', 'RSS MB (peak)'],
+    [[Math.round(r.reqs), r.p50, r.p99, `${m.rss} (${m.peak})`]],
+  );
+  verdicts.target(
+    scenario,
+    `p99 ≤ 10 ms at half of peak (${backend})`,
+    backend === 'sqlite' ? r.p99 <= 10 : null,
+    `${r.p99} ms at ${rate} req/s${backend === 'sqlite' ? '' : ' (the target is for SQLite)'}`,
+  );
+  return r;
+}
+
+/** The steady-load memory target (SQLite): the gateway's peak RSS after a scenario. */
+function steadyMemory(scenario, backend, server, verdicts) {
+  const { peak } = server.memory();
+  verdicts.target(
+    scenario,
+    `gateway RSS ≤ 160 MB under steady load (${backend})`,
+    backend === 'sqlite' ? peak <= 160 : null,
+    `peak ${peak} MB`,
+  );
+}
+
+/** A ratio target `a ÷ b ≥ min` between two comparePairs rows. */
+function ratioTarget(verdicts, scenario, backend, a, b, min) {
+  const ratio = a.reqs / b.reqs;
+  verdicts.target(
+    scenario,
+    `${a.name} ≥ ${min}× ${b.name} (${backend})`,
+    ratio >= min,
+    `${ratio.toFixed(2)}× (${Math.round(a.reqs)} vs ${Math.round(b.reqs)} req/s)`,
+  );
+}
+
+/**
+ * Token introspection, one valid token of 1,000,000: REST JSON and XML, Apollo /graphql, the
+ * bare Koa handler and sofa-api, alternating; then REST at half of peak.
+ */
+async function introspection({ backend, url, s, verdicts }) {
+  const request = (via) => ({
+    name: 'introspect',
+    args: { via, ...data.introspectedOf(data.SIZES.tokens), auth: AUTH },
+  });
+  await withServers(url, { gateway: 'gateway', bare: 'bare', sofa: 'sofa' }, async (srv) => {
+    const [json, xml, apollo, bare, sofa] = await comparePairs(
+      'introspection',
+      `POST /token/introspect (${backend}, ${data.SIZES.tokens.toLocaleString('en')} tokens)`,
+      [
+        { name: 'REST JSON', server: srv.gateway, request: request('rest') },
+        { name: 'REST XML', server: srv.gateway, request: request('rest-xml') },
+        { name: 'Apollo /graphql', server: srv.gateway, request: request('graphql') },
+        { name: 'bare Koa handler', server: srv.bare, request: request('rest') },
+        { name: 'sofa-api', server: srv.sofa, request: request('sofa') },
+      ],
+      pairOptions(s, verdicts, 5),
+    );
+    for (const rest of [json, xml]) {
+      ratioTarget(verdicts, 'introspection', backend, rest, apollo, 1.45);
+      ratioTarget(verdicts, 'introspection', backend, rest, bare, 0.92);
+      ratioTarget(verdicts, 'introspection', backend, rest, sofa, 1.3);
+    }
+    await halfPeak('introspection', backend, srv.gateway, request('rest'), json.reqs, s, verdicts);
+    steadyMemory('introspection', backend, srv.gateway, verdicts);
+  });
+}
+
+/** Sum of the balances (micro-units, exact) of subscribers `first`…`first+count-1`. */
+async function balanceSum(url, first, count) {
+  const db = openDb(url);
+  try {
+    const msisdns = Array.from({ length: count }, (_, i) => data.msisdnOf(first + i));
+    const rows = await db('subscribers').whereIn('msisdn', msisdns).select('balance_micros');
+    return rows.reduce((sum, r) => sum + big(r.balance_micros), 0n);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * processRating: REST, the bare handler (same ChargingService transaction) and the GraphQL
+ * mutation, alternating, over 1,000 prepaid subscribers with a new operationId per request;
+ * then REST at half of peak. Afterwards no update may be lost: the balances fell by exactly
+ * the sum of this run's successful ledger entries, which is exactly 0.12 × the answers 0.
+ */
+async function rating({ backend, url, s, verdicts }) {
+  const run = `bench${Date.now()}`;
+  const subscribers = { first: 0, count: 1000 };
+  const request = (via, variant) => ({
+    name: 'rating',
+    args: {
+      via,
+      auth: AUTH,
+      tenant: data.TENANT,
+      ...subscribers,
+      opPrefix: `${run}-${variant}`,
+      lookup: data.RATING_LOOKUP,
+    },
+  });
+  const before = await balanceSum(url, subscribers.first, subscribers.count);
+  let charged = 0;
+  let cutOff = 0;
+  await withServers(url, { gateway: 'gateway', bare: 'bare' }, async (srv) => {
+    const rows = await comparePairs(
+      'rating',
+      `POST /crs-api/processRating (${backend}, ${subscribers.count} subscribers in turn)`,
+      [
+        { name: 'REST', server: srv.gateway, request: request('rest', 'rest') },
+        { name: 'bare Koa handler', server: srv.bare, request: request('rest', 'bare') },
+        { name: 'GraphQL mutation', server: srv.gateway, request: request('graphql', 'graphql') },
+      ],
+      pairOptions(s, verdicts, 5),
+    );
+    ratioTarget(verdicts, 'rating', backend, rows[0], rows[1], 0.8);
+    const half = await halfPeak(
+      'rating',
+      backend,
+      srv.gateway,
+      request('rest', 'half'),
+      rows[0].reqs,
+      s,
+      verdicts,
+    );
+    steadyMemory('rating', backend, srv.gateway, verdicts);
+    const results = [...allResults(rows), half];
+    charged = results.reduce((n, r) => n + r.ok, 0);
+    // A timed run ends with up to one request per connection in flight: the server charges it,
+    // autocannon never counts its answer.
+    cutOff = results.length * s.connections;
+  });
+  const after = await balanceSum(url, subscribers.first, subscribers.count);
+  const db = openDb(url);
+  let ledger;
+  try {
+    ledger = await db('charges')
+      .where('operation_id', 'like', `${run}-%`)
+      .andWhere({ return_code: 0, kind: 'charge' })
+      .select(db.raw('COUNT(*) AS n'), db.raw('SUM(amount_micros) AS total'))
+      .first();
+  } finally {
+    await db.destroy();
+  }
+  const { Money } = dist('lib/money');
+  const price = Money.parse(data.RATING.retailPrice).add(Money.parse(data.RATING.tax));
+  const change = before - after;
+  const total = big(ledger.total);
+  const entries = big(ledger.n);
+  const fmt = (micros) => Money.fromMicros(micros).toString();
+  const line = `${charged} answers 0 (+ at most ${cutOff} cut off in flight); ledger ${entries} charges totalling ${fmt(total)}; balances fell by ${fmt(change)}`;
+  // Exact: the balances fell by exactly the ledger's sum, every ledger entry is one price, and
+  // every answer 0 is in the ledger.
+  if (
+    change === total &&
+    total === price.micros * entries &&
+    entries >= BigInt(charged) &&
+    entries <= BigInt(charged + cutOff)
+  )
+    console.log(`  no lost update: ${line}`);
+  else verdicts.fail('rating', `LOST OR EXTRA UPDATE: ${line}`);
+}
+
+/**
+ * GET /pcc/pcrf/locations with 10,000 locations on 1 connection: latency, SQL statements per
+ * request (counted in the server by bench/query-counter.js) and the server's RSS after it.
+ */
+async function locations({ backend, url, s, verdicts }) {
+  const request = { name: 'locationList', args: { auth: AUTH, count: data.SIZES.locations } };
+  await withServers(
+    url,
+    { gateway: 'gateway' },
+    async ({ gateway }) => {
+      verdicts.checkLoad(
+        'locations',
+        'warm-up',
+        await runLoad(gateway.base, request, { amount: 2, connections: 1 }),
+      );
+      const q0 = await gateway.queries();
+      const amount = s.quick ? 5 : 30;
+      const r = await runLoad(gateway.base, request, { amount, connections: 1 });
+      verdicts.checkLoad('locations', 'list', r);
+      const perRequest = ((await gateway.queries()) - q0) / amount;
+      const m = gateway.memory();
+      printTable(
+        `GET /pcc/pcrf/locations (${backend}, ${data.SIZES.locations.toLocaleString('en')} locations, JSON): ${amount} requests, 1 connection`,
+        ['req/s', 'p50 ms', 'p99 ms', 'MB/s', 'SQL statements / request', 'RSS MB after (peak)'],
+        [
+          [
+            r.reqs.toFixed(1),
+            r.p50,
+            r.p99,
+            (r.bytes / 1e6).toFixed(2),
+            perRequest.toFixed(1),
+            `${m.rss} (${m.peak})`,
+          ],
+        ],
+      );
+      verdicts.target('locations', `p50 ≤ 300 ms (${backend})`, r.p50 <= 300, `${r.p50} ms`);
+      verdicts.target(
+        'locations',
+        `≤ 5 SQL statements per request (${backend})`,
+        perRequest <= 5,
+        perRequest.toFixed(1),
+      );
+      verdicts.target(
+        'locations',
+        `RSS ≤ 200 MB after it (${backend})`,
+        m.rss <= 200,
+        `${m.rss} MB (peak ${m.peak})`,
+      );
+    },
+    { countQueries: true },
+  );
+}
+
+/** Spawn to the first 200 on /healthz on the existing database, median of several starts. */
+async function startup({ backend, url, s, verdicts }) {
+  const times = [];
+  for (let i = 0; i < (s.quick ? 3 : 7); i++) {
+    const srv = await startServer('gateway', url);
+    times.push(Math.round(srv.startupMs));
+    await srv.stop();
+  }
+  const m = median(times);
+  printTable(
+    `Start-up to the first 200 on /healthz (${backend}, existing database)`,
+    ['median ms', 'each start ms'],
+    [[m, times.join(', ')]],
+  );
+  verdicts.target('startup', `start-up ≤ 1 s (${backend})`, m <= 1000, `median ${m} ms`);
+}
+
+/** The donor of plan `id` (subscribers 90,000…99,999) and its 1,000 recipients' first index. */
+const donorOf = (id) => 90_000 + (id % 10_000);
+// A window of 1,000 recipients per plan, so no recipient reaches MAX_PLANS_PER_SUBSCRIBER.
+const recipientsOf = (id) => 10_000 + (id % 80) * 1000;
+
+/**
+ * A new donor plan (id: one above the highest, full `unitAmount` remaining) for donorOf(id),
+ * through the project's dataset import. Returns its id.
+ */
+async function newDonorPlan(url) {
+  // The gateway may still be writing the donations cut off when the last run ended: on SQLite a
+  // transaction that read before the writer committed cannot upgrade to a write (SQLITE_BUSY at
+  // once, whatever busy_timeout), so it is retried until the writer is done (30 s at most).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await insertDonorPlan(url);
+    } catch (err) {
+      if (!String(err.code).startsWith('SQLITE_BUSY') || attempt >= 150) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+/** One attempt of newDonorPlan. */
+async function insertDonorPlan(url) {
+  const db = openDb(url);
+  try {
+    const id = Number((await db('subscriber_plans').max({ m: 'id' }).first()).m ?? 0) + 1;
+    await dist('dataset/import').importDataset(
+      db,
+      {
+        subscriberPlans: [
+          {
+            tenant: data.TENANT,
+            id,
+            msisdn: data.msisdnOf(donorOf(id)),
+            planDefinition: data.DONATION_PLAN.name,
+            remaining: data.DONATION_PLAN.unitAmount,
+          },
+        ],
+      },
+      { nowMs: () => Date.now() },
+    );
+    return id;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Donations and granted amounts (bytes, exact) of a donor plan's current history. */
+async function planHistory(url, planId) {
+  const db = openDb(url);
+  try {
+    const granted = await db('donation_recipients as r')
+      .join('donations as d', 'd.id', 'r.donation_id')
+      .where('d.donor_plan_id', planId)
+      .andWhere('r.error_code', 0)
+      .select(db.raw('COUNT(*) AS n'), db.raw('SUM(r.granted) AS total'))
+      .first();
+    const plan = await db('subscriber_plans').where({ id: planId }).first();
+    return { allowances: Number(granted.n), granted: big(granted.total), remaining: big(plan.remaining) };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * POST /sqs/api/donations from one plan with 1, 10 and 50 recipients per request (rotating over
+ * 1,000), alternating: cost per extra recipient, no non-2xx at 50, and independence of history
+ * (1 recipient from the plan with tens of thousands of allowances in its period vs from a plan
+ * with an empty period, back to back). Afterwards each plan's remaining + granted is conserved.
+ */
+async function donations({ backend, url, s, verdicts }) {
+  const quota = 1000;
+  const plans = [];
+  const request = (planId, recipients) => ({
+    name: 'donation',
+    args: {
+      auth: AUTH,
+      tenant: data.TENANT,
+      donorId: data.msisdnOf(donorOf(planId)),
+      donorPlanId: planId,
+      recipients,
+      first: recipientsOf(planId),
+      count: 1000,
+      quota,
+    },
+  });
+  const fresh = async () => {
+    const id = await newDonorPlan(url);
+    plans.push(id);
+    return id;
+  };
+  const plan = await fresh();
+  const allowancesAtRound = [];
+  await withServers(url, { gateway: 'gateway' }, async ({ gateway }) => {
+    const rows = await comparePairs(
+      'donations',
+      `POST /sqs/api/donations (${backend}, one donor plan, recipients rotating over 1,000)`,
+      [1, 10, 50].map((k) => ({
+        name: `${k} recipient${k > 1 ? 's' : ''}`,
+        server: gateway,
+        request: request(plan, k),
+      })),
+      pairOptions(s, verdicts, 3, {
+        beforeRound: async () => allowancesAtRound.push((await planHistory(url, plan)).allowances),
+      }),
+    );
+    const msPer = rows.map((r) => 1000 / r.reqs);
+    const extra10 = (msPer[1] - msPer[0]) / 9;
+    const extra50 = (msPer[2] - msPer[1]) / 40;
+    console.log(
+      `  service time per donation: ${msPer.map((m) => m.toFixed(2)).join(' / ')} ms; per extra recipient ${extra10.toFixed(3)} ms (1→10), ${extra50.toFixed(3)} ms (10→50); allowances in the period at each round's start: ${allowancesAtRound.join(', ')}`,
+    );
+    const steady = extra50 / extra10;
+    verdicts.target(
+      'donations',
+      `cost per extra recipient roughly constant, 10→50 within 0.67–1.5× of 1→10 (${backend})`,
+      steady >= 0.67 && steady <= 1.5,
+      `${steady.toFixed(2)}×`,
+    );
+    verdicts.target(
+      'donations',
+      `no non-2xx at 50 recipients (${backend})`,
+      allResults([rows[2]]).every((r) => r.bad === 0 && r.non2xx === 0),
+      `${allResults([rows[2]]).reduce((n, r) => n + r.non2xx, 0)} non-2xx`,
+    );
+    const historyAllowances = (await planHistory(url, plan)).allowances;
+    const empty = await fresh();
+    const [withHistory, emptyPeriod] = await comparePairs(
+      'donations',
+      `1 recipient: plan with ${historyAllowances.toLocaleString('en')} allowances in its period vs a new plan (${backend})`,
+      [
+        { name: `plan with ${historyAllowances} allowances`, server: gateway, request: request(plan, 1) },
+        { name: 'plan with an empty period', server: gateway, request: request(empty, 1) },
+      ],
+      pairOptions(s, verdicts, 1, { warmupSeconds: 0 }),
+    );
+    ratioTarget(verdicts, 'donations', backend, withHistory, emptyPeriod, 0.9);
+  });
+  for (const id of plans) {
+    const h = await planHistory(url, id);
+    const total = h.remaining + h.granted;
+    const line = `plan ${id}: remaining ${h.remaining} + granted ${h.granted} = ${total} bytes (started ${data.DONATION_PLAN.unitAmount}), ${h.allowances} allowances`;
+    if (total === BigInt(data.DONATION_PLAN.unitAmount)) console.log(`  conserved: ${line}`);
+    else verdicts.fail('donations', `NOT CONSERVED: ${line}`);
+  }
+}
+
+/** Introspection with 1,000,000 stored tokens vs 10,000 (a second database), alternating. */
+async function tokens({ backend, url, s, verdicts, prepare }) {
+  const small = await prepare({ tokens: 10_000 });
+  if (small.skipped) return console.log(`  skipped: ${small.skipped}`);
+  const request = (n) => ({
+    name: 'introspect',
+    args: { via: 'rest', ...data.introspectedOf(n), auth: AUTH },
+  });
+  try {
+    await withServers(url, { big: 'gateway' }, (big1) =>
+      withServers(small.url, { small: 'gateway' }, async ({ small: smallServer }) => {
+        const [many, few] = await comparePairs(
+          'tokens',
+          `POST /token/introspect, REST JSON (${backend}): 1,000,000 vs 10,000 stored tokens`,
+          [
+            { name: '1,000,000 tokens', server: big1.big, request: request(data.SIZES.tokens) },
+            { name: '10,000 tokens', server: smallServer, request: request(10_000) },
+          ],
+          pairOptions(s, verdicts, 3),
+        );
+        ratioTarget(verdicts, 'tokens', backend, many, few, 0.9);
+      }),
+    );
+  } finally {
+    small.cleanup();
+  }
+}
+
+/** In the order they run; BENCH_ONLY selects by name. */
+const SCENARIOS = { startup, introspection, tokens, rating, donations, locations };
+
+module.exports = { SCENARIOS };
