@@ -6,11 +6,21 @@ import { ServiceUnavailableError, isDeadlineStop } from '../errors';
 import { Clock } from '../lib/clock';
 import { parseBasic } from './basic';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
+import { LoginFailureCount } from './login-failure.store';
 import { LoginThrottle, LoginThrottleLimits } from './login-throttle';
 import { hashPassword, verifyPassword } from './password';
 
 /** The outcome of reading a request's credentials. */
 export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missing' } | { status: 'invalid' };
+
+/** AUTH_CLIENT_CACHE_MS default: how long a client row read for one request serves the next ones. */
+export const DEFAULT_CLIENT_CACHE_MS = 1000;
+
+/** What one read of a client row with its failed-login counters gave (see {@link Authenticator}). */
+interface ClientRead {
+  client: ApiClient;
+  failures: LoginFailureCount[];
+}
 
 /**
  * Authenticates HTTP Basic credentials against API clients (CONTRACT §2).
@@ -18,8 +28,13 @@ export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missin
  * Every failed check costs one scrypt verification: an unknown username is verified against a
  * dummy hash, so it takes as long as a wrong password. A successful verification is remembered
  * (keyed by a digest of username, password and the stored hash, so a password change or a new
- * hash invalidates it) to keep scrypt off the hot path; the client row itself is read on every
- * request, so disabling a client or changing its permissions takes effect at once. Concurrent
+ * hash invalidates it) to keep scrypt off the hot path. The client row (with the failed-login
+ * counters of the username and the address) is read from the database at most once per
+ * `clientCacheMs` (AUTH_CLIENT_CACHE_MS, default 1 s; 0 reads it on every request) per username
+ * and address, on each instance: disabling a client, changing its password or permissions, or
+ * a lockout counted by another instance takes effect on every instance within that bound
+ * (issue 16). A failed or throttled attempt on this instance drops the cached reads of its
+ * username and address at once, so a lockout counted here applies to the next request. Concurrent
  * checks of the same credentials share one scrypt computation (a burst right after a restart
  * costs one verification per credential, not one per request).
  *
@@ -33,14 +48,21 @@ export class Authenticator {
   private dummyHash: Promise<string> | undefined;
 
   private readonly throttle: LoginThrottle;
+  /** Client reads by `username \0 address`, for `clientCacheMs`; undefined when 0. */
+  private readonly reads: LRUCache<string, ClientRead> | undefined;
 
-  /** `limits` default to the configuration defaults; `clock` times the throttle windows. */
+  /**
+   * `limits` default to the configuration defaults; `clock` times the throttle windows;
+   * `clientCacheMs` (milliseconds, 0 off) bounds how stale a client row may be.
+   */
   constructor(
     private readonly db: Knex,
     limits?: LoginThrottleLimits,
     clock?: Clock,
+    clientCacheMs: number = DEFAULT_CLIENT_CACHE_MS,
   ) {
     this.throttle = new LoginThrottle(db, limits, clock);
+    this.reads = clientCacheMs > 0 ? new LRUCache({ max: 10_000, ttl: clientCacheMs }) : undefined;
   }
 
   /**
@@ -61,12 +83,35 @@ export class Authenticator {
     return this.database(() => this.check(creds.username, creds.password, address));
   }
 
-  private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
-    const { client, failures } = await findClientWithLoginFailures(
+  /** The client row and counters, from the cache while fresh (see the class comment). */
+  private async read(
+    username: string,
+    address: string | undefined,
+  ): Promise<{ client: ApiClient | undefined; failures: LoginFailureCount[] }> {
+    const key = `${username}\0${address ?? ''}`;
+    const cached = this.reads?.get(key);
+    if (cached) return cached;
+    const read = await findClientWithLoginFailures(
       this.db,
       username,
       this.throttle.failureKeys(username, address),
     );
+    if (read.client) this.reads?.set(key, read as ClientRead);
+    return read;
+  }
+
+  /** Drops the cached reads of `username` or of `address` (their counters changed here). */
+  private forget(username: string, address: string | undefined): void {
+    if (!this.reads) return;
+    for (const key of this.reads.keys()) {
+      const cut = key.indexOf('\0');
+      if (key.slice(0, cut) === username || (address !== undefined && key.slice(cut + 1) === address))
+        this.reads.delete(key);
+    }
+  }
+
+  private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
+    const { client, failures } = await this.read(username, address);
     const stored = client?.passwordHash ?? (await this.dummy());
     const key = createHash('sha256').update(`${username}\0${password}\0${stored}`).digest('base64');
     const remembered = client !== undefined && this.verified.has(key);
@@ -115,12 +160,17 @@ export class Authenticator {
     stored: string,
     address: string | undefined,
   ): Promise<boolean> {
-    await this.throttle.attempt(username, address);
-    this.verificationCount++;
-    const ok = await verifyPassword(password, stored);
-    if (ok) await this.throttle.succeeded(username, address);
-    else await this.throttle.failed();
-    return ok;
+    try {
+      await this.throttle.attempt(username, address);
+      this.verificationCount++;
+      const ok = await verifyPassword(password, stored);
+      if (ok) await this.throttle.succeeded(username, address);
+      else await this.throttle.failed();
+      return ok;
+    } finally {
+      // The counters of this username and address changed (an attempt counted, taken back or cleared).
+      this.forget(username, address);
+    }
   }
 
   /** scrypt verifications started since this authenticator was built (for tests and metrics). */
