@@ -1,12 +1,13 @@
 /*
  * Bare Koa stand-in for the REST hot path (issue 16): the project's Authenticator and token
  * store, the same SQL, JSON out, no GraphQL, no router, no middleware stack. The floor the REST
- * row is compared against. Needs `npm run build`. Env: DATABASE_URL, PORT.
+ * row is compared against. Needs `npm run build`. Env: DATABASE_URL, PORT, DIST (build folder,
+ * default `dist`).
  */
 'use strict';
 const path = require('node:path');
 const Koa = require('koa');
-const dist = path.join(__dirname, '..', 'dist', 'src');
+const dist = path.resolve(__dirname, '..', process.env.DIST || 'dist', 'src');
 const { createKnex } = require(path.join(dist, 'db/knex'));
 const { Authenticator } = require(path.join(dist, 'auth/authenticate'));
 const { findToken } = require(path.join(dist, 'modules/tokens/token.store'));

@@ -3,7 +3,12 @@
  * `/graphql` and through a bare Koa handler (bench/profile-bare.js), alternating rounds, medians.
  * Run it pinned to core 1; it starts both servers on core 0:
  *   npm run build && taskset -c 1 node bench/profile-hotpath.js [rounds=5] [seconds=10] [connections=32]
- * SQLite with the demo dataset (DEMO_DATA), one valid token.
+ * Besides req/s it reports the server's CPU time per request (from /proc), which a machine shared
+ * with other work disturbs less than throughput; the CPU ratio estimates the throughput ratio
+ * of a server that has its core to itself.
+ * SQLite with the demo dataset (DEMO_DATA), one valid token. CASES=rest,apollo,... picks cases;
+ * BUILDS=dist,dist-before runs every case against each build folder (e.g. a copy of `dist` made
+ * before a change), all on one database, so before/after ratios come from one run.
  */
 'use strict';
 const { spawn } = require('node:child_process');
@@ -16,12 +21,24 @@ const [rounds = 5, seconds = 10, connections = 32] = process.argv.slice(2).map(N
 const root = path.join(__dirname, '..');
 const auth = `Basic ${Buffer.from('demo:demo-password').toString('base64')}`;
 
+let nextPort = 19000 + (process.pid % 200) * 5;
+
 function start(script, env) {
-  const port = 19000 + Math.floor(Math.random() * 1000);
-  const child = spawn('taskset', ['-c', '0', process.execPath, ...(process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}`] : []), script], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const port = nextPort++;
+  const child = spawn(
+    'taskset',
+    [
+      '-c',
+      '0',
+      process.execPath,
+      ...(process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}`] : []),
+      script,
+    ],
+    {
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   return { base: `http://127.0.0.1:${port}`, child };
 }
 
@@ -38,47 +55,72 @@ async function up(base) {
   throw new Error(`${base} did not come up`);
 }
 
+/** CPU seconds (user + system) the process `pid` has used (Linux /proc). */
+function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const run = (opts) =>
   new Promise((resolve, reject) => autocannon(opts, (err, r) => (err ? reject(err) : resolve(r))));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+const children = [];
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-hot-'));
   const url = `sqlite:${path.join(dir, 'db.sqlite3')}`;
-  const gw = start(path.join(root, 'dist/src/main.js'), { DATABASE_URL: url, DEMO_DATA: 'true' });
-  await up(gw.base);
-  const issued = await (
-    await fetch(`${gw.base}/token`, {
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: '353871234567' }),
-    })
-  ).json();
-  if (!issued.access_token) throw new Error(`no token: ${JSON.stringify(issued)}`);
-  const bare = start(path.join(__dirname, 'profile-bare.js'), { DATABASE_URL: url });
-  await up(bare.base);
-  const body = JSON.stringify({ token: issued.access_token });
-  const json = { authorization: auth, 'content-type': 'application/json', accept: 'application/json' };
-  const cases = {
-    rest: { url: `${gw.base}/token/introspect`, method: 'POST', headers: json, body },
-    restXml: {
-      url: `${gw.base}/token/introspect`,
-      method: 'POST',
-      headers: { ...json, accept: 'application/xml' },
-      body,
-    },
-    apollo: {
-      url: `${gw.base}/graphql`,
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({
-        query: 'query I($t: String) { introspectToken(token: $t) { active clientId expiry } }',
-        variables: { t: issued.access_token },
-      }),
-    },
-    bare: { url: `${bare.base}/`, method: 'POST', headers: json, body },
-  };
-  const only = process.env.CASES ? process.env.CASES.split(',') : Object.keys(cases);
+  const builds = (process.env.BUILDS || 'dist').split(',');
+  const cases = {};
+  let first;
+  for (const build of builds) {
+    const tag = builds.length > 1 ? `@${build}` : '';
+    const gw = start(path.join(root, build, 'src/main.js'), { DATABASE_URL: url, DEMO_DATA: 'true' });
+    await up(gw.base);
+    children.push(gw.child);
+    first ??= await (
+      await fetch(`${gw.base}/token`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: '353871234567' }),
+      })
+    ).json();
+    if (!first.access_token) throw new Error(`no token: ${JSON.stringify(first)}`);
+    const bare = start(path.join(__dirname, 'profile-bare.js'), { DATABASE_URL: url, DIST: build });
+    await up(bare.base);
+    children.push(bare.child);
+    const body = JSON.stringify({ token: first.access_token });
+    const json = { authorization: auth, 'content-type': 'application/json', accept: 'application/json' };
+    Object.assign(cases, {
+      [`rest${tag}`]: {
+        pid: gw.child.pid,
+        url: `${gw.base}/token/introspect`,
+        method: 'POST',
+        headers: json,
+        body,
+      },
+      [`restXml${tag}`]: {
+        pid: gw.child.pid,
+        url: `${gw.base}/token/introspect`,
+        method: 'POST',
+        headers: { ...json, accept: 'application/xml' },
+        body,
+      },
+      [`apollo${tag}`]: {
+        pid: gw.child.pid,
+        url: `${gw.base}/graphql`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          query: 'query I($t: String) { introspectToken(token: $t) { active clientId expiry } }',
+          variables: { t: first.access_token },
+        }),
+      },
+      [`bare${tag}`]: { pid: bare.child.pid, url: `${bare.base}/`, method: 'POST', headers: json, body },
+    });
+  }
+  const wanted = process.env.CASES ? process.env.CASES.split(',') : ['rest', 'restXml', 'apollo', 'bare'];
+  const only = Object.keys(cases).filter((k) => wanted.includes(k.split('@')[0]));
   for (const name of only) {
     const r = await fetch(cases[name].url, cases[name]);
     console.log(`check ${name}: ${r.status} ${(await r.text()).slice(0, 120)}`);
@@ -87,24 +129,37 @@ async function main() {
   const results = Object.fromEntries(only.map((n) => [n, []]));
   for (let i = 0; i < rounds; i++) {
     for (const name of i % 2 ? [...only].reverse() : only) {
+      const cpu0 = cpuSeconds(cases[name].pid);
       const r = await run({ ...cases[name], connections, duration: seconds });
+      r.cpuUs = ((cpuSeconds(cases[name].pid) - cpu0) * 1e6) / Math.max(1, r.requests.total);
       results[name].push(r);
       console.log(
-        `round ${i + 1} ${name.padEnd(8)} ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} p99 ${r.latency.p99} non2xx ${r.non2xx} errors ${r.errors}`,
+        `round ${i + 1} ${name.padEnd(8)} ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} p99 ${r.latency.p99} cpu ${Math.round(r.cpuUs)} us/req non2xx ${r.non2xx} errors ${r.errors}`,
       );
     }
   }
   const med = {};
+  const cpu = {};
   for (const name of only) {
     med[name] = median(results[name].map((r) => r.requests.average));
+    cpu[name] = median(results[name].map((r) => r.cpuUs));
     console.log(
-      `median ${name.padEnd(8)} ${Math.round(med[name])} req/s p50 ${median(results[name].map((r) => r.latency.p50))} p99 ${median(results[name].map((r) => r.latency.p99))}`,
+      `median ${name.padEnd(8)} ${Math.round(med[name])} req/s p50 ${median(results[name].map((r) => r.latency.p50))} p99 ${median(results[name].map((r) => r.latency.p99))} cpu ${Math.round(cpu[name])} us/req`,
     );
   }
-  if (med.rest && med.apollo) console.log(`rest/apollo ${(med.rest / med.apollo).toFixed(2)}`);
-  if (med.rest && med.bare) console.log(`rest/bare ${(med.rest / med.bare).toFixed(2)}`);
-  gw.child.kill('SIGTERM');
-  bare.child.kill('SIGTERM');
+  for (const build of builds) {
+    const tag = builds.length > 1 ? `@${build}` : '';
+    for (const [a, b] of [
+      ['rest', 'apollo'],
+      ['rest', 'bare'],
+      ['restXml', 'apollo'],
+    ])
+      if (med[a + tag] && med[b + tag])
+        console.log(
+          `${build} ${a}/${b} throughput ${(med[a + tag] / med[b + tag]).toFixed(2)}, by CPU per request ${(cpu[b + tag] / cpu[a + tag]).toFixed(2)}`,
+        );
+  }
+  for (const c of children) c.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1500));
   fs.rmSync(dir, { recursive: true, force: true });
 }

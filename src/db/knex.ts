@@ -226,14 +226,23 @@ type Mysql2Connection = {
 
 /** knex's mysql2 `_query` with `execute` in place of `query` (see {@link PREPARED}). */
 function executePrepared(connection: unknown, obj: unknown): Promise<unknown> {
-  const q = obj as { sql: string; bindings?: unknown[]; options: Record<string, unknown>; response?: unknown };
+  const q = obj as {
+    sql: string;
+    bindings?: unknown[];
+    options: Record<string, unknown>;
+    response?: unknown;
+  };
   const { [PREPARED]: _prepared, ...options } = q.options;
   return new Promise((resolve, reject) =>
-    (connection as Mysql2Connection).execute({ ...options, sql: q.sql }, q.bindings ?? [], (err, rows, fields) => {
-      if (err) return reject(err);
-      q.response = [rows, fields];
-      resolve(q);
-    }),
+    (connection as Mysql2Connection).execute(
+      { ...options, sql: q.sql },
+      q.bindings ?? [],
+      (err, rows, fields) => {
+        if (err) return reject(err);
+        q.response = [rows, fields];
+        resolve(q);
+      },
+    ),
   );
 }
 
@@ -263,7 +272,8 @@ function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
   const Bounded = class extends Base {};
   (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
     const prepared =
-      dialect === 'mysql' && (obj as { options?: Record<string, unknown> } | undefined)?.options?.[PREPARED] === true;
+      dialect === 'mysql' &&
+      (obj as { options?: Record<string, unknown> } | undefined)?.options?.[PREPARED] === true;
     const run = (): Promise<unknown> =>
       prepared ? executePrepared(connection, obj) : base.call(this, connection, obj);
     const left = remainingMs();

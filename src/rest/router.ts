@@ -64,10 +64,7 @@ export interface CompiledRoute {
  * `execute` but without re-walking the document on every request; graphql-js `execute` when
  * graphql-jit cannot compile the operation (it answers errors, or throws).
  */
-function executorOf(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-): Pick<CompiledRoute, 'engine' | 'run'> {
+function executorOf(schema: GraphQLSchema, document: DocumentNode): Pick<CompiledRoute, 'engine' | 'run'> {
   const interpret: RowExecutor = (contextValue, variableValues) =>
     execute({ schema, document, contextValue, variableValues });
   let compiled: ReturnType<typeof compileQuery<Record<string, unknown>>> | undefined;
@@ -80,7 +77,10 @@ function executorOf(
   }
   if (!compiled || !isCompiledQuery(compiled)) return { engine: 'execute', run: interpret };
   const query = compiled.query;
-  return { engine: 'jit', run: (contextValue, variableValues) => query(undefined, contextValue, variableValues) };
+  return {
+    engine: 'jit',
+    run: (contextValue, variableValues) => query(undefined, contextValue, variableValues),
+  };
 }
 
 /**

@@ -64,11 +64,14 @@ describe('Authenticator on the real database', () => {
     await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: true });
     await within('ok', basic('issuer'));
     const { password_hash: old } = await t.db('api_clients').where({ username: 'issuer' }).first();
-    await t.db('api_clients')
+    await t
+      .db('api_clients')
       .where({ username: 'issuer' })
       .update({ password_hash: await hashPassword('rotated-password') });
     await within('invalid', basic('issuer'));
-    expect((await cached.authenticate({ authorization: basic('issuer', 'rotated-password') })).status).toBe('ok');
+    expect((await cached.authenticate({ authorization: basic('issuer', 'rotated-password') })).status).toBe(
+      'ok',
+    );
     await t.db('api_clients').where({ username: 'issuer' }).update({ password_hash: old });
   });
 
