@@ -17,23 +17,51 @@ const { runInRequestScope } = require(path.join(dist, 'lib/request-scope'));
 const db = createKnex(process.env.DATABASE_URL);
 const auth = new Authenticator(db);
 const app = new Koa();
-app.use((ctx) =>
-  runInRequestScope(5000, async () => {
-    const a = await auth.authenticate(ctx.headers, ctx.ip);
-    if (a.status !== 'ok') {
-      ctx.status = 401;
-      return;
-    }
-    const chunks = [];
-    for await (const c of ctx.req) chunks.push(c);
-    const { token } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const row = await findToken(db, a.client.tenantId, hashToken(token));
-    const live = row && row.revokedAt === null && Date.now() / 1000 < row.expiresAtSeconds;
-    ctx.set('cache-control', 'no-store');
-    ctx.type = 'application/json';
-    ctx.body = JSON.stringify(
-      live ? { active: true, client_id: row.msisdn, expiry: row.expiresAtSeconds } : { active: false },
-    );
-  }),
-);
+
+const readJson = async (ctx) => {
+  const chunks = [];
+  for await (const c of ctx.req) chunks.push(c);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+};
+
+// MODE=rating: POST processRating through the charging service (the same transaction as the REST row).
+if (process.env.MODE === 'rating') {
+  const { ChargingService } = require(path.join(dist, 'modules/charging/charging.service'));
+  const { ratingInputOf } = require(path.join(dist, 'rest/rating-input'));
+  const { systemClock } = require(path.join(dist, 'lib/clock'));
+  const { createLogger } = require(path.join(dist, 'logger'));
+  const charging = new ChargingService(db, systemClock, 2000, createLogger('silent'));
+  app.use((ctx) =>
+    runInRequestScope(2000, async () => {
+      const a = await auth.authenticate(ctx.headers, ctx.ip);
+      if (a.status !== 'ok') {
+        ctx.status = 401;
+        return;
+      }
+      const out = await charging.processRating(
+        { tenantId: a.client.tenantId },
+        ratingInputOf(await readJson(ctx)),
+      );
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify({ returnCode: out.returnCode });
+    }),
+  );
+} else
+  app.use((ctx) =>
+    runInRequestScope(5000, async () => {
+      const a = await auth.authenticate(ctx.headers, ctx.ip);
+      if (a.status !== 'ok') {
+        ctx.status = 401;
+        return;
+      }
+      const { token } = await readJson(ctx);
+      const row = await findToken(db, a.client.tenantId, hashToken(token));
+      const live = row && row.revokedAt === null && Date.now() / 1000 < row.expiresAtSeconds;
+      ctx.set('cache-control', 'no-store');
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(
+        live ? { active: true, client_id: row.msisdn, expiry: row.expiresAtSeconds } : { active: false },
+      );
+    }),
+  );
 app.listen(Number(process.env.PORT), '127.0.0.1');

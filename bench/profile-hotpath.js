@@ -6,6 +6,10 @@
  * Besides req/s it reports the server's CPU time per request (from /proc), which a machine shared
  * with other work disturbs less than throughput; the CPU ratio estimates the throughput ratio
  * of a server that has its core to itself.
+ * `rating` posts /crs-api/processRating (a new operationId each) and `bareRating` the same
+ * transaction through the charging service from bare Koa; afterwards the postpaid balance is
+ * checked against the recorded charges (no lost update). RATE=n runs at n req/s (latency at a
+ * fixed load, e.g. half of the peak) instead of as fast as possible.
  * SQLite with the demo dataset (DEMO_DATA), one valid token. CASES=rest,apollo,... picks cases;
  * BUILDS=dist,dist-before runs every case against each build folder (e.g. a copy of `dist` made
  * before a change), all on one database, so before/after ratios come from one run.
@@ -67,6 +71,46 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const children = [];
 
+/** Ratings of the demo postpaid subscriber (it accumulates: no refusals), one new operationId each. */
+const RATED_MSISDN = '353871234568';
+let operations = 0;
+function ratingCase(pid, url, name) {
+  return {
+    pid,
+    url,
+    method: 'POST',
+    headers: {
+      authorization: auth,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      tenant: 'demo',
+    },
+    requests: [
+      {
+        setupRequest(req) {
+          const operationId = `${name}-${process.pid}-${++operations}`;
+          req.body = JSON.stringify({
+            msisdn: RATED_MSISDN,
+            ratingParams: {
+              msisdn: RATED_MSISDN,
+              operationId,
+              contentId: 'ringtone-42',
+              lookup: {
+                providerId: '6010',
+                applicationId: '50000029',
+                serviceId: '30000020',
+                originId: '9',
+                bundleId: '1234',
+              },
+            },
+          });
+          return req;
+        },
+      },
+    ],
+  };
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-hot-'));
   const url = `sqlite:${path.join(dir, 'db.sqlite3')}`;
@@ -89,6 +133,13 @@ async function main() {
     const bare = start(path.join(__dirname, 'profile-bare.js'), { DATABASE_URL: url, DIST: build });
     await up(bare.base);
     children.push(bare.child);
+    const bareRating = start(path.join(__dirname, 'profile-bare.js'), {
+      DATABASE_URL: url,
+      DIST: build,
+      MODE: 'rating',
+    });
+    await up(bareRating.base);
+    children.push(bareRating.child);
     const body = JSON.stringify({ token: first.access_token });
     const json = { authorization: auth, 'content-type': 'application/json', accept: 'application/json' };
     Object.assign(cases, {
@@ -116,13 +167,20 @@ async function main() {
           variables: { t: first.access_token },
         }),
       },
+      [`rating${tag}`]: ratingCase(gw.child.pid, `${gw.base}/crs-api/processRating`, `rating${tag}`),
+      [`bareRating${tag}`]: ratingCase(bareRating.child.pid, `${bareRating.base}/`, `bareRating${tag}`),
       [`bare${tag}`]: { pid: bare.child.pid, url: `${bare.base}/`, method: 'POST', headers: json, body },
     });
   }
-  const wanted = process.env.CASES ? process.env.CASES.split(',') : ['rest', 'restXml', 'apollo', 'bare'];
+  const wanted = process.env.CASES
+    ? process.env.CASES.split(',')
+    : ['rest', 'restXml', 'apollo', 'bare', 'rating', 'bareRating'];
   const only = Object.keys(cases).filter((k) => wanted.includes(k.split('@')[0]));
   for (const name of only) {
-    const r = await fetch(cases[name].url, cases[name]);
+    const r = await fetch(cases[name].url, {
+      ...cases[name],
+      body: cases[name].requests ? cases[name].requests[0].setupRequest({}).body : cases[name].body,
+    });
     console.log(`check ${name}: ${r.status} ${(await r.text()).slice(0, 120)}`);
     await run({ ...cases[name], connections, duration: 2 });
   }
@@ -130,7 +188,13 @@ async function main() {
   for (let i = 0; i < rounds; i++) {
     for (const name of i % 2 ? [...only].reverse() : only) {
       const cpu0 = cpuSeconds(cases[name].pid);
-      const r = await run({ ...cases[name], connections, duration: seconds });
+      const rate = process.env.RATE ? Number(process.env.RATE) : undefined;
+      const r = await run({
+        ...cases[name],
+        connections,
+        duration: seconds,
+        ...(rate ? { overallRate: rate } : {}),
+      });
       r.cpuUs = ((cpuSeconds(cases[name].pid) - cpu0) * 1e6) / Math.max(1, r.requests.total);
       results[name].push(r);
       console.log(
@@ -153,11 +217,28 @@ async function main() {
       ['rest', 'apollo'],
       ['rest', 'bare'],
       ['restXml', 'apollo'],
+      ['rating', 'bareRating'],
     ])
       if (med[a + tag] && med[b + tag])
         console.log(
           `${build} ${a}/${b} throughput ${(med[a + tag] / med[b + tag]).toFixed(2)}, by CPU per request ${(cpu[b + tag] / cpu[a + tag]).toFixed(2)}`,
         );
+  }
+  if (only.some((n) => n.startsWith('rating') || n.startsWith('bareRating'))) {
+    // Zero lost updates: the postpaid balance moved by exactly the sum of the recorded charges.
+    const { createKnex } = require(path.join(root, builds[0], 'src/db/knex'));
+    const db = createKnex(url);
+    const sub = await db('subscribers').where({ msisdn: RATED_MSISDN }).first();
+    const sum = await db('charges')
+      .where({ msisdn: RATED_MSISDN, kind: 'charge', return_code: 0 })
+      .sum({ s: 'amount_micros' })
+      .count({ n: '*' });
+    console.log(
+      `ratings recorded ${sum[0].n}, charged ${sum[0].s} micros, balance ${sub.balance_micros} micros: ${
+        Math.abs(Number(sub.balance_micros)) === Number(sum[0].s) ? 'no lost update' : 'MISMATCH'
+      }`,
+    );
+    await db.destroy();
   }
   for (const c of children) c.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1500));
