@@ -72,6 +72,15 @@ const toCharge = (r: Record<string, unknown>): ChargeRow => ({
   createdAt: Number(r.created_at),
 });
 
+/** The columns {@link toRating} reads (named: a prepared statement keeps its column list across migrations). */
+const RATING_COLUMNS =
+  'id, tenant_id, provider_id, application_id, service_id, origin_id, bundle_id, kind, retail_micros, tax_micros';
+
+/** The columns {@link toCharge} reads. */
+const CHARGE_COLUMNS =
+  'id, tenant_id, kind, operation_id, msisdn, fingerprint, return_code, amount_micros, balance_after_micros,' +
+  ' currency, reason, created_at';
+
 /**
  * Every catalogue entry of a tenant for a provider and application (both kinds): the lookup of
  * every rating, a prepared statement on both dialects (see {@link preparedRows}; issue 16).
@@ -85,7 +94,7 @@ export async function ratingsFor(
   return (
     await preparedRows<Record<string, unknown>>(
       db,
-      'select * from ratings where tenant_id = ? and provider_id = ? and application_id = ?',
+      `select ${RATING_COLUMNS} from ratings where tenant_id = ? and provider_id = ? and application_id = ?`,
       [tenantId, providerId, applicationId],
     )
   ).map(toRating);
@@ -142,7 +151,7 @@ export async function findCharge(
 ): Promise<ChargeRow | undefined> {
   const [r] = await preparedRows<Record<string, unknown>>(
     db,
-    'select * from charges where tenant_id = ? and kind = ? and operation_id = ? limit 1',
+    `select ${CHARGE_COLUMNS} from charges where tenant_id = ? and kind = ? and operation_id = ? limit 1`,
     [tenantId, kind, operationId],
   );
   return r ? toCharge(r) : undefined;
