@@ -20,6 +20,8 @@ export const DEFAULT_CLIENT_CACHE_MS = 1000;
 interface ClientRead {
   client: ApiClient;
   failures: LoginFailureCount[];
+  /** {@link Authenticator}'s change sequence when the read started. */
+  readAt: number;
 }
 
 /**
@@ -50,6 +52,16 @@ export class Authenticator {
   private readonly throttle: LoginThrottle;
   /** Client reads by `username \0 address`, for `clientCacheMs`; undefined when 0. */
   private readonly reads: LRUCache<string, ClientRead> | undefined;
+  /**
+   * When this instance last changed the counters of a username (`u:` key) or an address (`a:`),
+   * as a value of `sequence`, kept as long as a read can live. A cached read older than the last
+   * change of its username or address is not used; so dropping them costs O(1), whatever the
+   * number of cached reads (a stream of throttled attempts cannot make each one expensive).
+   */
+  private readonly changes: LRUCache<string, number> | undefined;
+  private sequence = 0;
+  /** Reads started before this sequence value are not used (a change record was evicted early). */
+  private floor = 0;
 
   /**
    * `limits` default to the configuration defaults; `clock` times the throttle windows;
@@ -62,7 +74,16 @@ export class Authenticator {
     clientCacheMs: number = DEFAULT_CLIENT_CACHE_MS,
   ) {
     this.throttle = new LoginThrottle(db, limits, clock);
-    this.reads = clientCacheMs > 0 ? new LRUCache({ max: 10_000, ttl: clientCacheMs }) : undefined;
+    if (clientCacheMs > 0) {
+      this.reads = new LRUCache({ max: 10_000, ttl: clientCacheMs });
+      this.changes = new LRUCache({
+        max: 10_000,
+        ttl: clientCacheMs,
+        dispose: (_at, _key, reason) => {
+          if (reason === 'evict') this.floor = this.sequence;
+        },
+      });
+    }
   }
 
   /**
@@ -88,26 +109,34 @@ export class Authenticator {
     username: string,
     address: string | undefined,
   ): Promise<{ client: ApiClient | undefined; failures: LoginFailureCount[] }> {
+    if (!this.reads || !this.changes)
+      return findClientWithLoginFailures(this.db, username, this.throttle.failureKeys(username, address));
     const key = `${username}\0${address ?? ''}`;
-    const cached = this.reads?.get(key);
-    if (cached) return cached;
+    const cached = this.reads.get(key);
+    if (cached && this.fresh(cached, username, address)) return cached;
+    const readAt = this.sequence;
     const read = await findClientWithLoginFailures(
       this.db,
       username,
       this.throttle.failureKeys(username, address),
     );
-    if (read.client) this.reads?.set(key, read as ClientRead);
+    if (read.client) this.reads.set(key, { client: read.client, failures: read.failures, readAt });
     return read;
   }
 
-  /** Drops the cached reads of `username` or of `address` (their counters changed here). */
+  /** True when nothing changed the counters of `username` or `address` here since `read` started. */
+  private fresh(read: ClientRead, username: string, address: string | undefined): boolean {
+    if (read.readAt < this.floor) return false;
+    if ((this.changes!.get(`u:${username}`) ?? -1) >= read.readAt) return false;
+    return address === undefined || (this.changes!.get(`a:${address}`) ?? -1) < read.readAt;
+  }
+
+  /** Marks the cached reads of `username` and of `address` stale (their counters changed here). */
   private forget(username: string, address: string | undefined): void {
-    if (!this.reads) return;
-    for (const key of this.reads.keys()) {
-      const cut = key.indexOf('\0');
-      if (key.slice(0, cut) === username || (address !== undefined && key.slice(cut + 1) === address))
-        this.reads.delete(key);
-    }
+    if (!this.changes) return;
+    const at = this.sequence++;
+    this.changes.set(`u:${username}`, at);
+    if (address !== undefined) this.changes.set(`a:${address}`, at);
   }
 
   private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
