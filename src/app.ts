@@ -89,7 +89,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const metrics = createMetrics(db, clock);
   metrics.registry.registerMetric(transactionRetries);
   instrumentServices(services, metrics);
-  const authenticator = new Authenticator(db, config.loginThrottle, clock);
+  const authenticator = new Authenticator(db, config.loginThrottle, clock, config.clientCacheMs);
   const authenticate = async (headers: Context['headers'], address?: string) => {
     try {
       return await authenticator.authenticate(headers, address);

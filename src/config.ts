@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-throttle';
+import { DEFAULT_CLIENT_CACHE_MS } from './auth/authenticate';
 import { DbLimits } from './db/knex';
 import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
 
@@ -56,6 +57,11 @@ export interface Config {
   db: DbLimits;
   /** Brute-force throttling of failed logins (AUTH_* variables; issue 13 part 5). */
   loginThrottle: LoginThrottleLimits;
+  /**
+   * How stale an API client row (and its failed-login counters) may be when it authenticates a
+   * request, ms (AUTH_CLIENT_CACHE_MS, default 1000; 0 reads it on every request; issue 16).
+   */
+  clientCacheMs: number;
   /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
   events: EventsConfig;
 }
@@ -147,6 +153,7 @@ const schema = z.object({
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
   AUTH_MAX_FAILURES_PER_ADDRESS: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress),
   AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
+  AUTH_CLIENT_CACHE_MS: int(0, 60_000).default(DEFAULT_CLIENT_CACHE_MS),
   AMQP_URL: z
     .string()
     .refine((v) => /^amqps?:\/\/[^/\s]+/.test(v), 'must be amqp://user:pass@host:port[/vhost] or amqps://…')
@@ -212,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: e.AUTH_WINDOW_SECONDS,
     },
+    clientCacheMs: e.AUTH_CLIENT_CACHE_MS,
     events: {
       amqpUrl: e.AMQP_URL ?? null,
       exchange: e.AMQP_EXCHANGE,

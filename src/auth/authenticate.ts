@@ -6,11 +6,23 @@ import { ServiceUnavailableError, isDeadlineStop } from '../errors';
 import { Clock } from '../lib/clock';
 import { parseBasic } from './basic';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
+import { LoginFailureCount } from './login-failure.store';
 import { LoginThrottle, LoginThrottleLimits } from './login-throttle';
 import { hashPassword, verifyPassword } from './password';
 
 /** The outcome of reading a request's credentials. */
 export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missing' } | { status: 'invalid' };
+
+/** AUTH_CLIENT_CACHE_MS default: how long a client row read for one request serves the next ones. */
+export const DEFAULT_CLIENT_CACHE_MS = 1000;
+
+/** What one read of a client row with its failed-login counters gave (see {@link Authenticator}). */
+interface ClientRead {
+  client: ApiClient;
+  failures: LoginFailureCount[];
+  /** {@link Authenticator}'s change sequence when the read started. */
+  readAt: number;
+}
 
 /**
  * Authenticates HTTP Basic credentials against API clients (CONTRACT §2).
@@ -18,8 +30,13 @@ export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missin
  * Every failed check costs one scrypt verification: an unknown username is verified against a
  * dummy hash, so it takes as long as a wrong password. A successful verification is remembered
  * (keyed by a digest of username, password and the stored hash, so a password change or a new
- * hash invalidates it) to keep scrypt off the hot path; the client row itself is read on every
- * request, so disabling a client or changing its permissions takes effect at once. Concurrent
+ * hash invalidates it) to keep scrypt off the hot path. The client row (with the failed-login
+ * counters of the username and the address) is read from the database at most once per
+ * `clientCacheMs` (AUTH_CLIENT_CACHE_MS, default 1 s; 0 reads it on every request) per username
+ * and address, on each instance: disabling a client, changing its password or permissions, or
+ * a lockout counted by another instance takes effect on every instance within that bound
+ * (issue 16). A failed or throttled attempt on this instance drops the cached reads of its
+ * username and address at once, so a lockout counted here applies to the next request. Concurrent
  * checks of the same credentials share one scrypt computation (a burst right after a restart
  * costs one verification per credential, not one per request).
  *
@@ -33,14 +50,40 @@ export class Authenticator {
   private dummyHash: Promise<string> | undefined;
 
   private readonly throttle: LoginThrottle;
+  /** Client reads by `username \0 address`, for `clientCacheMs`; undefined when 0. */
+  private readonly reads: LRUCache<string, ClientRead> | undefined;
+  /**
+   * When this instance last changed the counters of a username (`u:` key) or an address (`a:`),
+   * as a value of `sequence`, kept as long as a read can live. A cached read older than the last
+   * change of its username or address is not used; so dropping them costs O(1), whatever the
+   * number of cached reads (a stream of throttled attempts cannot make each one expensive).
+   */
+  private readonly changes: LRUCache<string, number> | undefined;
+  private sequence = 0;
+  /** Reads started before this sequence value are not used (a change record was evicted early). */
+  private floor = 0;
 
-  /** `limits` default to the configuration defaults; `clock` times the throttle windows. */
+  /**
+   * `limits` default to the configuration defaults; `clock` times the throttle windows;
+   * `clientCacheMs` (milliseconds, 0 off) bounds how stale a client row may be.
+   */
   constructor(
     private readonly db: Knex,
     limits?: LoginThrottleLimits,
     clock?: Clock,
+    clientCacheMs: number = DEFAULT_CLIENT_CACHE_MS,
   ) {
     this.throttle = new LoginThrottle(db, limits, clock);
+    if (clientCacheMs > 0) {
+      this.reads = new LRUCache({ max: 10_000, ttl: clientCacheMs });
+      this.changes = new LRUCache({
+        max: 10_000,
+        ttl: clientCacheMs,
+        dispose: (_at, _key, reason) => {
+          if (reason === 'evict') this.floor = this.sequence;
+        },
+      });
+    }
   }
 
   /**
@@ -61,12 +104,43 @@ export class Authenticator {
     return this.database(() => this.check(creds.username, creds.password, address));
   }
 
-  private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
-    const { client, failures } = await findClientWithLoginFailures(
+  /** The client row and counters, from the cache while fresh (see the class comment). */
+  private async read(
+    username: string,
+    address: string | undefined,
+  ): Promise<{ client: ApiClient | undefined; failures: LoginFailureCount[] }> {
+    if (!this.reads || !this.changes)
+      return findClientWithLoginFailures(this.db, username, this.throttle.failureKeys(username, address));
+    const key = `${username}\0${address ?? ''}`;
+    const cached = this.reads.get(key);
+    if (cached && this.fresh(cached, username, address)) return cached;
+    const readAt = this.sequence;
+    const read = await findClientWithLoginFailures(
       this.db,
       username,
       this.throttle.failureKeys(username, address),
     );
+    if (read.client) this.reads.set(key, { client: read.client, failures: read.failures, readAt });
+    return read;
+  }
+
+  /** True when nothing changed the counters of `username` or `address` here since `read` started. */
+  private fresh(read: ClientRead, username: string, address: string | undefined): boolean {
+    if (read.readAt < this.floor) return false;
+    if ((this.changes!.get(`u:${username}`) ?? -1) >= read.readAt) return false;
+    return address === undefined || (this.changes!.get(`a:${address}`) ?? -1) < read.readAt;
+  }
+
+  /** Marks the cached reads of `username` and of `address` stale (their counters changed here). */
+  private forget(username: string, address: string | undefined): void {
+    if (!this.changes) return;
+    const at = this.sequence++;
+    this.changes.set(`u:${username}`, at);
+    if (address !== undefined) this.changes.set(`a:${address}`, at);
+  }
+
+  private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
+    const { client, failures } = await this.read(username, address);
     const stored = client?.passwordHash ?? (await this.dummy());
     const key = createHash('sha256').update(`${username}\0${password}\0${stored}`).digest('base64');
     const remembered = client !== undefined && this.verified.has(key);
@@ -115,12 +189,17 @@ export class Authenticator {
     stored: string,
     address: string | undefined,
   ): Promise<boolean> {
-    await this.throttle.attempt(username, address);
-    this.verificationCount++;
-    const ok = await verifyPassword(password, stored);
-    if (ok) await this.throttle.succeeded(username, address);
-    else await this.throttle.failed();
-    return ok;
+    try {
+      await this.throttle.attempt(username, address);
+      this.verificationCount++;
+      const ok = await verifyPassword(password, stored);
+      if (ok) await this.throttle.succeeded(username, address);
+      else await this.throttle.failed();
+      return ok;
+    } finally {
+      // The counters of this username and address changed (an attempt counted, taken back or cleared).
+      this.forget(username, address);
+    }
   }
 
   /** scrypt verifications started since this authenticator was built (for tests and metrics). */

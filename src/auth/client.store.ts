@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { preparedRows } from '../db/prepared';
 import { LoginFailureCount } from './login-failure.store';
 import { Permission, parsePermissions } from './permissions';
 
@@ -51,6 +52,21 @@ const clientQuery = (db: Knex, username: string) =>
     .select(CLIENT_COLUMNS)
     .where('c.username', username);
 
+/**
+ * The SQL of {@link findClientWithLoginFailures} for `keys` failure counters (0 to 2): one text
+ * per count, so each is prepared once (issue 16). Bindings: the counter keys, then the username.
+ */
+const clientWithFailuresSql = (keys: number): string => {
+  const f = Array.from({ length: keys }, (_, i) => i);
+  return (
+    'select c.id, c.tenant_id, t.name as tenant_name, c.username, c.password_hash, c.permissions, c.enabled' +
+    f.map((i) => `, f${i}.failures as f${i}_failures, f${i}.window_start as f${i}_window_start`).join('') +
+    ' from api_clients c inner join tenants t on t.id = c.tenant_id' +
+    f.map((i) => ` left join login_failures f${i} on f${i}.throttle_key = ?`).join('') +
+    ' where c.username = ? limit 1'
+  );
+};
+
 /** Loads a client with its tenant name by username. */
 export async function findClientByUsername(db: Knex, username: string): Promise<ApiClient | undefined> {
   const row = await clientQuery(db, username).first();
@@ -60,20 +76,21 @@ export async function findClientByUsername(db: Knex, username: string): Promise<
 /**
  * Loads a client as {@link findClientByUsername} does and, in the same statement, the
  * failed-login counters of `failureKeys` that exist (one round trip on the authentication hot
- * path). `failures` is empty when the client does not exist.
+ * path, a prepared statement on both dialects, see {@link preparedRows}; `db` may be a
+ * transaction). `failures` is empty when the client does not exist.
+ * @throws the driver's error or DatabaseTimeoutError (see src/db/knex.ts).
  */
 export async function findClientWithLoginFailures(
   db: Knex,
   username: string,
   failureKeys: string[],
 ): Promise<{ client: ApiClient | undefined; failures: LoginFailureCount[] }> {
-  const q = clientQuery(db, username);
-  failureKeys.forEach((key, i) =>
-    q
-      .leftJoin(`login_failures as f${i}`, (j) => j.onVal(`f${i}.throttle_key`, '=', key))
-      .select({ [`f${i}_failures`]: `f${i}.failures`, [`f${i}_window_start`]: `f${i}.window_start` }),
+  const rows = await preparedRows<ClientRow & Record<string, unknown>>(
+    db,
+    clientWithFailuresSql(failureKeys.length),
+    [...failureKeys, username],
   );
-  const row = (await q.first()) as (ClientRow & Record<string, unknown>) | undefined;
+  const row = rows[0];
   if (!row) return { client: undefined, failures: [] };
   const failures = failureKeys.flatMap((key, i) =>
     row[`f${i}_failures`] === null || row[`f${i}_failures`] === undefined

@@ -29,6 +29,19 @@ function withoutParameters(accept: string): string {
  */
 export function negotiateFormat(accept: string | undefined): Format {
   if (!accept) return 'xml';
-  const best = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(OFFERED);
-  return best === 'application/json' ? 'json' : 'xml';
+  let format = negotiated.get(accept);
+  if (format === undefined) {
+    const best = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(OFFERED);
+    format = best === 'application/json' ? 'json' : 'xml';
+    if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+    negotiated.set(accept, format);
+  }
+  return format;
 }
+
+/**
+ * Formats negotiated so far by `accept` value (clients send few distinct ones; issue 16 cuts
+ * per-request work), at most {@link NEGOTIATED_MAX}, emptied when full.
+ */
+const negotiated = new Map<string, Format>();
+const NEGOTIATED_MAX = 256;

@@ -1,4 +1,5 @@
 import { Authenticator } from '../../src/auth/authenticate';
+import { hashPassword } from '../../src/auth/password';
 import { importDataset } from '../../src/dataset/import';
 import { FakeClock } from '../helpers/clock';
 import { TestDb, createTestDb } from '../helpers/db';
@@ -35,11 +36,43 @@ describe('Authenticator on the real database', () => {
     expect((await auth.authenticate({ authorization: 'Bearer abc' })).status).toBe('invalid');
   });
 
-  it('sees a client being disabled at once, even after a cached verification', async () => {
-    expect((await auth.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
+  it('sees a client being disabled at once with AUTH_CLIENT_CACHE_MS=0, even after a cached verification', async () => {
+    const uncached = new Authenticator(t.db, undefined, undefined, 0);
+    expect((await uncached.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
     await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: false });
-    expect((await auth.authenticate({ authorization: basic('issuer') })).status).toBe('invalid');
+    expect((await uncached.authenticate({ authorization: basic('issuer') })).status).toBe('invalid');
     await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: true });
+  });
+
+  it('serves a client row for at most the cache bound: a disabled client or a new password takes effect within it', async () => {
+    const cached = new Authenticator(t.db, undefined, undefined, 1000);
+    const within = async (expected: string, header: string) => {
+      const start = performance.now();
+      while ((await cached.authenticate({ authorization: header })).status !== expected) {
+        expect(performance.now() - start).toBeLessThan(1000 + 300);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return performance.now() - start;
+    };
+    // The first success runs scrypt (which drops the cached reads); the second one is served from the row it reads.
+    expect((await cached.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
+    expect((await cached.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
+    await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: false });
+    // The row read just before is still served: the bound is a staleness, not a delay on every change.
+    expect((await cached.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
+    await within('invalid', basic('issuer'));
+    await t.db('api_clients').where({ username: 'issuer' }).update({ enabled: true });
+    await within('ok', basic('issuer'));
+    const { password_hash: old } = await t.db('api_clients').where({ username: 'issuer' }).first();
+    await t
+      .db('api_clients')
+      .where({ username: 'issuer' })
+      .update({ password_hash: await hashPassword('rotated-password') });
+    await within('invalid', basic('issuer'));
+    expect((await cached.authenticate({ authorization: basic('issuer', 'rotated-password') })).status).toBe(
+      'ok',
+    );
+    await t.db('api_clients').where({ username: 'issuer' }).update({ password_hash: old });
   });
 
   it('costs an unknown username about as much as a wrong password (a full scrypt each)', async () => {

@@ -14,7 +14,10 @@ describe('loadConfig (CONTRACT §8)', () => {
       trustProxy: false,
       publicBaseUrl: null,
       loginThrottle: { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 300 },
+      clientCacheMs: 1000,
     });
+    expect(loadConfig({ AUTH_CLIENT_CACHE_MS: '0' }).clientCacheMs).toBe(0);
+    expect(() => loadConfig({ AUTH_CLIENT_CACHE_MS: '-1' })).toThrow(ConfigError);
     expect(
       loadConfig({ AUTH_MAX_FAILURES: '0', AUTH_MAX_FAILURES_PER_ADDRESS: '7', AUTH_WINDOW_SECONDS: '30' })
         .loginThrottle,

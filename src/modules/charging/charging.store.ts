@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { preparedRows } from '../../db/prepared';
 import { Money } from '../../lib/money';
 
 /** Rating kinds (CONTRACT §4 catalogue). */
@@ -71,7 +72,19 @@ const toCharge = (r: Record<string, unknown>): ChargeRow => ({
   createdAt: Number(r.created_at),
 });
 
-/** Every catalogue entry of a tenant for a provider and application (both kinds). */
+/** The columns {@link toRating} reads (named: a prepared statement keeps its column list across migrations). */
+const RATING_COLUMNS =
+  'id, tenant_id, provider_id, application_id, service_id, origin_id, bundle_id, kind, retail_micros, tax_micros';
+
+/** The columns {@link toCharge} reads. */
+const CHARGE_COLUMNS =
+  'id, tenant_id, kind, operation_id, msisdn, fingerprint, return_code, amount_micros, balance_after_micros,' +
+  ' currency, reason, created_at';
+
+/**
+ * Every catalogue entry of a tenant for a provider and application (both kinds): the lookup of
+ * every rating, a prepared statement on both dialects (see {@link preparedRows}; issue 16).
+ */
 export async function ratingsFor(
   db: Knex,
   tenantId: number,
@@ -79,9 +92,11 @@ export async function ratingsFor(
   applicationId: string,
 ): Promise<RatingRow[]> {
   return (
-    await db('ratings')
-      .select('*')
-      .where({ tenant_id: tenantId, provider_id: providerId, application_id: applicationId })
+    await preparedRows<Record<string, unknown>>(
+      db,
+      `select ${RATING_COLUMNS} from ratings where tenant_id = ? and provider_id = ? and application_id = ?`,
+      [tenantId, providerId, applicationId],
+    )
   ).map(toRating);
 }
 
@@ -124,17 +139,21 @@ export async function upsertRating(
   return { row: { ...row, retailPrice: r.retailPrice, tax: r.tax }, created: false, changed: true };
 }
 
-/** The ledger row of an operation, if any. */
+/**
+ * The ledger row of an operation, if any: read by every rating and refund, in its transaction
+ * when `db` is one; a prepared statement on both dialects (see {@link preparedRows}; issue 16).
+ */
 export async function findCharge(
   db: Knex,
   tenantId: number,
   kind: ChargeKind,
   operationId: string,
 ): Promise<ChargeRow | undefined> {
-  const r = await db('charges')
-    .select('*')
-    .where({ tenant_id: tenantId, kind, operation_id: operationId })
-    .first();
+  const [r] = await preparedRows<Record<string, unknown>>(
+    db,
+    `select ${CHARGE_COLUMNS} from charges where tenant_id = ? and kind = ? and operation_id = ? limit 1`,
+    [tenantId, kind, operationId],
+  );
   return r ? toCharge(r) : undefined;
 }
 

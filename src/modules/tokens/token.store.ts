@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { preparedRows } from '../../db/prepared';
 
 /** A stored token: only the SHA-256 of the token is kept (CONTRACT §3). */
 export interface TokenRow {
@@ -28,26 +29,35 @@ export async function insertToken(db: Knex, row: Omit<TokenRow, 'revokedAt'>): P
   });
 }
 
-/** Finds a token of the tenant by hash (revoked or expired ones included), with its issuer's username. */
+/** The token lookup of every introspection, prepared once (see {@link preparedRows}). */
+const FIND_TOKEN_SQL =
+  'select t.tenant_id, t.token_hash, t.msisdn, t.api_client_id, t.issued_at, t.expires_at_seconds,' +
+  ' t.revoked_at, c.username as issued_by' +
+  ' from tokens t inner join api_clients c on c.id = t.api_client_id' +
+  ' where t.token_hash = ? and t.tenant_id = ? limit 1';
+
+interface TokenSqlRow {
+  tenant_id: number;
+  token_hash: string;
+  msisdn: string;
+  api_client_id: number;
+  issued_at: number;
+  expires_at_seconds: number;
+  revoked_at: number | null;
+  issued_by: string;
+}
+
+/**
+ * Finds a token of the tenant by hash (revoked or expired ones included), with its issuer's
+ * username. A prepared statement on both dialects (issue 16); `db` may be a transaction.
+ * @throws the driver's error or DatabaseTimeoutError (see src/db/knex.ts).
+ */
 export async function findToken(
   db: Knex,
   tenantId: number,
   tokenHash: string,
 ): Promise<TokenRowWithIssuer | undefined> {
-  const r = await db('tokens as t')
-    .join('api_clients as c', 'c.id', 't.api_client_id')
-    .select(
-      't.tenant_id',
-      't.token_hash',
-      't.msisdn',
-      't.api_client_id',
-      't.issued_at',
-      't.expires_at_seconds',
-      't.revoked_at',
-      'c.username as issued_by',
-    )
-    .where({ 't.token_hash': tokenHash, 't.tenant_id': tenantId })
-    .first();
+  const [r] = await preparedRows<TokenSqlRow>(db, FIND_TOKEN_SQL, [tokenHash, tenantId]);
   if (!r) return undefined;
   return {
     tenantId: Number(r.tenant_id),

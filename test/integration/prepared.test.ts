@@ -1,0 +1,89 @@
+import { DEFAULT_DB_LIMITS, createKnex, databaseFailureOf } from '../../src/db/knex';
+import { preparedRows } from '../../src/db/prepared';
+import { DatabaseTimeoutError, isDeadlineStop } from '../../src/errors';
+import { runInRequestScope } from '../../src/lib/request-scope';
+import { TestDb, createTestDb } from '../helpers/db';
+
+// preparedRows (issue 16): the hot SELECTs as prepared statements keep what src/db/knex.ts
+// guarantees: transactions, deadlines, statement bounds, failure classification.
+describe('preparedRows on the real database', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb();
+    await t.db('tenants').insert({ id: 1, name: 'acme', created_at: 0 });
+  });
+  afterAll(() => t.destroy());
+
+  const byName = (db: typeof t.db, name: string) =>
+    preparedRows<{ id: number; name: string }>(db, 'select id, name from tenants where name = ?', [name]);
+
+  it('answers the rows knex answers, again and again with the statement prepared once', async () => {
+    const knexRows = await t.db('tenants').select('id', 'name').where({ name: 'acme' });
+    for (let i = 0; i < 3; i++)
+      expect((await byName(t.db, 'acme')).map((r) => ({ ...r }))).toEqual(knexRows.map((r) => ({ ...r })));
+    expect(await byName(t.db, 'nobody')).toEqual([]);
+    if (t.dialect === 'sqlite') {
+      // The connection's statement cache: one prepared statement per SQL text.
+      const client = t.db.client as {
+        acquireConnection(): Promise<{ prepare(sql: string): unknown }>;
+        releaseConnection(c: unknown): Promise<void>;
+      };
+      const conn = await client.acquireConnection();
+      try {
+        const sql = 'select id, name from tenants where name = ?';
+        expect(conn.prepare(sql)).toBe(conn.prepare(sql));
+        expect(conn.prepare(sql)).not.toBe(conn.prepare('select id from tenants'));
+      } finally {
+        await client.releaseConnection(conn);
+      }
+    }
+  });
+
+  it('runs on the transaction it is given: sees its uncommitted rows, not after the rollback; a completed one refuses it', async () => {
+    let done: typeof t.db | undefined;
+    await expect(
+      t.db.transaction(async (trx) => {
+        await trx('tenants').insert({ id: 2, name: 'in-flight', created_at: 0 });
+        expect((await byName(trx, 'in-flight')).map((r) => Number(r.id))).toEqual([2]);
+        done = trx;
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await byName(t.db, 'in-flight')).toEqual([]);
+    await expect(byName(done!, 'acme')).rejects.toThrow(/Transaction query already complete/);
+  });
+
+  it('sends nothing once the request deadline has passed: DatabaseTimeoutError, a timeout for clients', async () => {
+    const err = await runInRequestScope(5, async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return byName(t.db, 'acme').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    });
+    expect(err).toBeInstanceOf(DatabaseTimeoutError);
+    expect(databaseFailureOf(err)).toBe('timeout');
+    expect(isDeadlineStop(err)).toBe(true);
+  });
+
+  it('on MySQL: a statement past the request deadline destroys its connection and the pool goes on', async () => {
+    if (t.dialect !== 'mysql') return;
+    const db = createKnex(t.url, { ...DEFAULT_DB_LIMITS, statementTimeoutMs: 5000, poolMax: 1 });
+    try {
+      const started = performance.now();
+      const err = await runInRequestScope(200, () =>
+        preparedRows(db, 'select sleep(?) as s', [3]).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      );
+      expect(performance.now() - started).toBeLessThan(1500);
+      expect(err).toBeInstanceOf(DatabaseTimeoutError);
+      expect(databaseFailureOf(err)).toBe('timeout');
+      // The one pooled connection was destroyed; the next statement gets a new one.
+      expect((await byName(db, 'acme')).length).toBe(1);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
