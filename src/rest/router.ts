@@ -17,7 +17,7 @@ import { AuthResult } from '../auth/authenticate';
 import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
-import { sendBody } from './respond';
+import { requestFormat, sendBody, sendStream } from './respond';
 import { RestInput, RestRoute } from './route';
 
 /**
@@ -161,6 +161,19 @@ export function restRouter(
         };
         executed = true;
         const variables = route.variables(input);
+        if (route.direct) {
+          const format = requestFormat(ctx);
+          const out = await route.direct(gctx, variables, input, format);
+          if (out) {
+            ctx.state.answer = {
+              route: route.path,
+              style: route.style,
+              status: out.status,
+            } satisfies RestAnswer;
+            sendStream(ctx, out.status, format, out.body);
+            return;
+          }
+        }
         const result = await execute({
           schema,
           document,
