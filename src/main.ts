@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import http from 'node:http';
 import { Knex } from 'knex';
-import { createApp } from './app';
+import type { createApp as CreateApp } from './app';
 import { findClientByUsername, listClientHashes } from './auth/client.store';
 import { verifyPassword } from './auth/password';
 import { Config, ConfigError, loadConfig } from './config';
-import { importDataset } from './dataset/import';
 import {
   DEMO_CREDENTIALS,
   OTHER_TENANT_CREDENTIALS,
@@ -18,8 +17,16 @@ import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
 import { Logger, createLogger, routeConsoleToLogger } from './logger';
 import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
-import { createServices } from './services';
 import { VERSION } from './version';
+
+// Start-up time (issue 16): what only an empty database needs (the dataset import with its JSON
+// Schema validator, the services that seed the demo data) is loaded when it is needed; the app
+// (Apollo, type-graphql, Koa) is loaded while the demo password check runs.
+const lazy = {
+  app: () => require('./app') as typeof import('./app'),
+  importDataset: () => (require('./dataset/import') as typeof import('./dataset/import')).importDataset,
+  createServices: () => (require('./services') as typeof import('./services')).createServices,
+};
 
 /** True when the demo client still has the demo password (so it is safe to print and pre-fill). */
 async function demoClientPresent(db: Knex): Promise<boolean> {
@@ -61,9 +68,9 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<v
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');
     if (config.demoData && (await countTenants(db)) === 0) {
-      const summary = await importDataset(db, demoDataset(), systemClock);
+      const summary = await lazy.importDataset()(db, demoDataset(), systemClock);
       const tenant = (await findTenantByName(db, DEMO_CREDENTIALS.tenant))!;
-      const sharing = createServices(db, config, systemClock, logger).sharing;
+      const sharing = lazy.createServices()(db, config, systemClock, logger).sharing;
       const familyGroupId = await seedDemoFamily(sharing, tenant.id);
       logger.info({ summary, familyGroupId }, 'demo dataset loaded into the empty database');
     }
@@ -103,8 +110,11 @@ export async function serve(
 ): Promise<RunningGateway> {
   await prepareDatabase(config, logger);
   const db = createKnex(config.databaseUrl, config.db, knexLog(logger));
-  // The sandbox is pre-filled only with demo data on, never in production.
-  const demo = config.demoData && !config.production && (await demoClientPresent(db));
+  // The sandbox is pre-filled only with demo data on, never in production. The password check
+  // (scrypt, on the thread pool) runs while the app's modules load.
+  const demoCheck = config.demoData && !config.production ? demoClientPresent(db) : Promise.resolve(false);
+  const createApp: typeof CreateApp = lazy.app().createApp;
+  const demo = await demoCheck;
   const app = await createApp({
     config,
     db,

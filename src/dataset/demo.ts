@@ -1,7 +1,7 @@
 import { Permission } from '../auth/permissions';
 import type { SharingService } from '../modules/sharing/sharing.service';
 import { Dataset } from './dataset.schema';
-import { roamingZones } from './roaming-zones';
+import type { roamingZones as RoamingZones } from './roaming-zones';
 
 /** Demo API client credentials printed by `npm start` and pre-filled in Apollo Sandbox. */
 export const DEMO_CREDENTIALS = { tenant: 'demo', username: 'demo', password: 'demo-password' } as const;
@@ -20,6 +20,9 @@ export const OTHER_TENANT_CREDENTIALS = {
  * of real networks (every ITU zone for `demo`, the UK networks for `globex`).
  */
 export function demoDataset(): Dataset {
+  // Loaded here, not at start-up: the network list is only read to build the demo dataset.
+  const roamingZones: typeof RoamingZones = (require('./roaming-zones') as typeof import('./roaming-zones'))
+    .roamingZones;
   const demoZones = roamingZones('demo');
   const globexZones = roamingZones('globex', (mcc) => mcc === '234' || mcc === '235');
   return {

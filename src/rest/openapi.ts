@@ -389,9 +389,9 @@ export function printOpenApi(): string {
 
 /** `GET /openapi.json`: the document, JSON whatever `accept` says (public; CONTRACT §2). */
 export function openApiHandler(): Middleware {
-  const body = printOpenApi();
+  // Built on the first request, not at start-up (issue 16); the tests check every row's doc.
   return (ctx) => {
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = body;
+    ctx.body = printOpenApi();
   };
 }

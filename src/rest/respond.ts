@@ -1,6 +1,23 @@
+import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { Format, negotiateFormat } from './negotiate';
 import { toXml } from './xml';
+
+/** The format a request negotiated (CONTRACT §1): JSON when it is the best acceptable type, else XML. */
+export function requestFormat(ctx: Context): Format {
+  return negotiateFormat(ctx.get('accept') || undefined);
+}
+
+/**
+ * Streams a REST response already serialised in `format` (UTF-8): the headers {@link sendBody}
+ * sends for the same body, except that the length is not known ahead (chunked transfer coding).
+ */
+export function sendStream(ctx: Context, status: number, format: Format, body: Readable): void {
+  ctx.status = status;
+  ctx.vary('accept');
+  ctx.type = format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
+  ctx.body = body;
+}
 
 /**
  * Writes a REST response in the negotiated format (CONTRACT §1): JSON when it is the client's
@@ -19,7 +36,7 @@ export function sendBody(
     ctx.body = null;
     return;
   }
-  if ((format ?? negotiateFormat(ctx.get('accept') || undefined)) === 'json') {
+  if ((format ?? requestFormat(ctx)) === 'json') {
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = JSON.stringify(body);
   } else {

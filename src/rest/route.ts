@@ -1,5 +1,8 @@
+import type { Readable } from 'node:stream';
 import { Permission } from '../auth/permissions';
 import { BadUserInputError, ServiceUnavailableError } from '../errors';
+import type { GatewayContext } from '../graphql/context';
+import type { Format } from './negotiate';
 import type { JsonSchema } from './schemas';
 
 /**
@@ -27,6 +30,13 @@ export interface RestInput {
 export interface RestOutput {
   status: number;
   body: Record<string, unknown> | null;
+}
+
+/** What a row's {@link RestRoute.direct} path answers: the body in the negotiated format. */
+export interface DirectOutput {
+  status: number;
+  /** The body as UTF-8, streamed; everything that can fail has happened before it is returned. */
+  body: Readable;
 }
 
 /** One documented response of a row (an OpenAPI response object, see src/rest/openapi.ts). */
@@ -96,6 +106,19 @@ export interface RestRoute<TData = unknown> {
   variables(input: RestInput): Record<string, unknown>;
   /** Operation data → status and legacy body. */
   result(data: TData, input: RestInput): RestOutput;
+  /**
+   * A faster path for a row whose generic execution is too slow for its size (the full location
+   * list, issue 16 "Speed"): runs after the same transport checks, with the same variables, and
+   * must answer byte-identically to `document` + `result` in `format` (a test per row compares
+   * the two). It throws as the operation would (domain and database errors get the row's usual
+   * outcomes), or resolves undefined to decline, and the generic path answers.
+   */
+  direct?(
+    gctx: GatewayContext,
+    variables: Record<string, unknown>,
+    input: RestInput,
+    format: Format,
+  ): Promise<DirectOutput | undefined>;
   /**
    * The answer when the database is unavailable or the deadline passed before the operation could
    * decide (CONTRACT §8): absent, the path answers 503 with its error body and `retry-after`;

@@ -26,7 +26,7 @@ import { AuthResult } from '../auth/authenticate';
 import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
-import { sendBody } from './respond';
+import { requestFormat, sendBody, sendStream } from './respond';
 import { RestInput, RestRoute } from './route';
 
 /**
@@ -207,6 +207,19 @@ export function restRouter(
         };
         executed = true;
         const variables = route.variables(input);
+        if (route.direct) {
+          const format = requestFormat(ctx);
+          const out = await route.direct(gctx, variables, input, format);
+          if (out) {
+            ctx.state.answer = {
+              route: route.path,
+              style: route.style,
+              status: out.status,
+            } satisfies RestAnswer;
+            sendStream(ctx, out.status, format, out.body);
+            return;
+          }
+        }
         const result = await run(gctx, route.idempotent ? { ...variables, idempotencyKey } : variables);
         if (result.errors?.length) throw result.errors[0];
         const out = route.result(result.data as never, input);

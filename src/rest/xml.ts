@@ -13,7 +13,32 @@ const FORBIDDEN =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-function plainNumber(n: number): string {
+/** Characters {@link xmlText} must change: the five XML specials, and any {@link FORBIDDEN} candidate. */
+// eslint-disable-next-line no-control-regex
+const SPECIAL = /[&<>'"\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+
+/** The prologue and root every XML body starts with (CONTRACT §1). */
+export const XML_PROLOGUE = '<?xml version="1.0" encoding="UTF-8"?><response>';
+
+/**
+ * A string as the text of an element, exactly as {@link toXml} writes it: characters XML 1.0
+ * forbids become U+FFFD, then `&`, `>`, `<`, `'` and `"` become `&amp;`, `&gt;`, `&lt;`,
+ * `&apos;` and `&quot;` (the XMLBuilder's entity table, in its order). For writers that stream
+ * a fixed shape without building the object tree (the full location list, issue 16).
+ */
+export function xmlText(s: string): string {
+  if (!SPECIAL.test(s)) return s;
+  return s
+    .replace(FORBIDDEN, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/>/g, '&gt;')
+    .replace(/</g, '&lt;')
+    .replace(/'/g, '&apos;')
+    .replace(/"/g, '&quot;');
+}
+
+/** A number as the text of an element, exactly as {@link toXml} writes it (plain decimal). */
+export function plainNumber(n: number): string {
   if (!Number.isFinite(n)) return '';
   if (Number.isInteger(n)) return BigInt(n).toString();
   const s = String(n);

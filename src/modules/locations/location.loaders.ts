@@ -28,6 +28,23 @@ function byId<T extends { id: number }>(rows: T[], ids: readonly number[]): (T |
 }
 
 /**
+ * The rates of a tenant's locations `ids`, one list per id in the same order, each ordered by id:
+ * one query, reading the tenant's rates through a subquery instead of a long IN list when there
+ * are more than {@link TENANT_WIDE_ABOVE} ids. The `rates` loader's batch and the REST list's
+ * direct read (`LocationService.listWithRates`) share it, so both see the same rows.
+ */
+export async function ratesOfLocations(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<LocationRateRow[][]> {
+  if (ids.length === 0) return [];
+  const scope =
+    ids.length > TENANT_WIDE_ABOVE ? db('locations').select('id').where({ tenant_id: tenantId }) : ids;
+  return groupBy(await ratesByLocationIds(db, scope), (r) => r.locationId, ids);
+}
+
+/**
  * Per-request DataLoaders for location children (CONTRACT §7 "list fields are batched"): a
  * list of N locations costs one query per child kind, whatever N is. Built per request so no
  * cache outlives it; scoped to one tenant.
@@ -47,9 +64,10 @@ export class LocationLoaders {
       : ids;
   }
 
-  readonly rates = new DataLoader<number, LocationRateRow[]>(async (ids) =>
-    groupBy(await ratesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
-  );
+  readonly rates = new DataLoader<number, LocationRateRow[]>(async (ids) => {
+    this.beforeQuery();
+    return ratesOfLocations(this.db, this.tenantId, ids);
+  });
 
   readonly infos = new DataLoader<number, LocationInfoRow[]>(async (ids) =>
     groupBy(await infosByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),

@@ -1,9 +1,10 @@
 import { Knex } from 'knex';
 import { BadUserInputError, FieldError, NotFoundError } from '../../errors';
-import { LocationLoaders } from './location.loaders';
+import { LocationLoaders, ratesOfLocations } from './location.loaders';
 import {
   LocationInfoRow,
   LocationInfoTypeRow,
+  LocationRateRow,
   LocationRow,
   countLocations,
   deleteChildrenExcept,
@@ -239,6 +240,25 @@ export class LocationService {
     const rows = await listLocations(this.db, tenantId, name === null ? {} : { name });
     if (name !== null && rows.length === 0) throw new NotFoundError(`location ${name} not found`);
     return rows;
+  }
+
+  /**
+   * The legacy list with each location's rates (spec 2.8 `locationRates[]`), in two queries:
+   * what `locationList { ... rates { ... } }` reads, for the REST list's direct path (issue 16).
+   * `rates[i]` belongs to `locations[i]`; both ordered by id.
+   * @throws NotFoundError when `name` is given and no such location exists.
+   */
+  async listWithRates(
+    tenantId: number,
+    name: string | null,
+  ): Promise<{ locations: LocationRow[]; rates: LocationRateRow[][] }> {
+    const locations = await this.list(tenantId, name);
+    const rates = await ratesOfLocations(
+      this.db,
+      tenantId,
+      locations.map((l) => l.id),
+    );
+    return { locations, rates };
   }
 
   /**
