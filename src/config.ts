@@ -56,6 +56,34 @@ export interface Config {
   db: DbLimits;
   /** Brute-force throttling of failed logins (AUTH_* variables; issue 13 part 5). */
   loginThrottle: LoginThrottleLimits;
+  /** RabbitMQ (issue 12): the broker, the events exchange and the plan-renewal consumer. */
+  amqp: AmqpConfig;
+  /**
+   * How often the GraphQL subscription feed reads new outbox events while at least one
+   * subscription is open, ms (`SUBSCRIPTION_POLL_MS`, default 200; issue 12 part 6).
+   */
+  subscriptionPollMs: number;
+}
+
+/** The RabbitMQ settings (AMQP_* variables; issue 12 parts 2 and 3; README "Configuration"). */
+export interface AmqpConfig {
+  /**
+   * Broker URL, `amqp://user:pass@host:port/vhost` or `amqps://…` (`AMQP_URL`); null (unset): no
+   * broker is used, the renewal consumer does not run.
+   */
+  url: string | null;
+  /** The topic exchange events are published to and renewals consumed from (`AMQP_EXCHANGE`, default `subscriber-gateway`). */
+  exchange: string;
+  /** The durable plan-renewal queue (`AMQP_RENEWAL_QUEUE`, default `subscriber-gateway.plan-renewals`); its dead-letter queue is `<queue>.dead`. */
+  renewalQueue: string;
+  /** Unacknowledged renewal events one gateway holds at once (`AMQP_RENEWAL_PREFETCH`, default 8). */
+  renewalPrefetch: number;
+  /**
+   * Test only (`TEST_RENEWAL_ACK_DELAY_MS`, default 0): milliseconds the consumer waits between a
+   * renewal's commit and its acknowledgement, so a test can kill the process in between. Never
+   * set it in production: it only delays acknowledgements.
+   */
+  testAckDelayMs: number;
 }
 
 /**
@@ -94,6 +122,12 @@ const databaseUrl = z
     'must be sqlite:<path>, sqlite::memory: or mysql://user:pass@host:port/database',
   );
 
+/** An exchange or queue name: 1-200 printable characters, not `amq.` (reserved by the broker). */
+const amqpName = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'must be 1-200 characters of A-Z a-z 0-9 . _ : -')
+  .refine((v) => !v.startsWith('amq.'), 'names starting with amq. are reserved by the broker');
+
 const schema = z.object({
   DATABASE_URL: databaseUrl.default('sqlite:var/gateway.sqlite3'),
   PORT: int(0, 65535).default(8080),
@@ -130,6 +164,15 @@ const schema = z.object({
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
   AUTH_MAX_FAILURES_PER_ADDRESS: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress),
   AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
+  AMQP_URL: z
+    .string()
+    .refine((v) => /^amqps?:\/\/[^/]+/.test(v), 'must be amqp://user:pass@host:port/vhost or amqps://...')
+    .optional(),
+  AMQP_EXCHANGE: amqpName.default('subscriber-gateway'),
+  AMQP_RENEWAL_QUEUE: amqpName.default('subscriber-gateway.plan-renewals'),
+  AMQP_RENEWAL_PREFETCH: int(1, 1000).default(8),
+  TEST_RENEWAL_ACK_DELAY_MS: int(0, 600_000).default(0),
+  SUBSCRIPTION_POLL_MS: int(10, 60_000).default(200),
 });
 
 /**
@@ -185,5 +228,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: e.AUTH_WINDOW_SECONDS,
     },
+    amqp: {
+      url: e.AMQP_URL ?? null,
+      exchange: e.AMQP_EXCHANGE,
+      renewalQueue: e.AMQP_RENEWAL_QUEUE,
+      renewalPrefetch: e.AMQP_RENEWAL_PREFETCH,
+      testAckDelayMs: e.TEST_RENEWAL_ACK_DELAY_MS,
+    },
+    subscriptionPollMs: e.SUBSCRIPTION_POLL_MS,
   };
 }

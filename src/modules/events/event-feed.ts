@@ -1,0 +1,270 @@
+import { Knex } from 'knex';
+import { runInRequestScope } from '../../lib/request-scope';
+import { Logger } from '../../logger';
+import { OutboxEvent, lastEventSeq, listEventsAfter } from './outbox.store';
+
+/** Which events one subscription receives: one tenant's events of some types about one subject. */
+export interface FeedFilter {
+  /** tenants.id of the subscriber's API client: no other tenant's event is ever delivered. */
+  tenantId: number;
+  /** Event types from the catalogue, e.g. `charge.completed`. */
+  types: readonly string[];
+  /** The event subject (a canonical msisdn). */
+  subject: string;
+}
+
+/** Events read per outbox query. */
+const PAGE = 500;
+/** Unread events a subscription may accumulate before it is ended as too slow. */
+export const MAX_UNREAD_EVENTS = 1000;
+/**
+ * How long a missing seq is waited for, ms: a transaction that took its seq before another but
+ * commits after it (MariaDB allocates AUTO_INCREMENT values at insert time) shows as a gap until
+ * it commits. Transactions are bounded by the request deadlines, so after this the gap is a
+ * rollback (or Galera's auto_increment_increment stride) and is skipped.
+ */
+const GAP_WAIT_MS = 10_000;
+/** Gaps wider than this many seqs are not waited for (an AUTO_INCREMENT jump, not a transaction in flight). */
+const MAX_GAP = 1000;
+/** Deadline of one outbox read (bounds its statement), ms. */
+const READ_DEADLINE_MS = 2000;
+
+interface Subscriber {
+  filter: FeedFilter;
+  deliver(event: OutboxEvent): void;
+  end(): void;
+}
+
+/**
+ * The outbox feed behind the GraphQL subscriptions (issue 12 part 6): one poller per gateway
+ * reads new outbox events (`listEventsAfter`) every `pollMs` while at least one subscription is
+ * open, and hands each event to the subscriptions whose {@link FeedFilter} it matches. Because it
+ * reads the shared database, every gateway sees every committed event, whichever gateway made
+ * the change. A subscription sees the events committed after it started, in `seq` order, each
+ * once. The poller stops when the last subscription ends; a database failure is logged and the
+ * read retried at the next tick (subscriptions stay open).
+ */
+export class EventFeed {
+  private readonly subscribers = new Set<Subscriber>();
+  /** Every seq up to and including `cursor` has been delivered or given up on. */
+  private cursor: number | undefined;
+  /** Seqs above the cursor already delivered. */
+  private readonly delivered = new Set<number>();
+  /** Seqs above the cursor not seen yet, with when they were first missed (ms). */
+  private readonly gaps = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
+  private stopped = false;
+  private failures = 0;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly pollMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Open subscriptions on this gateway. */
+  get subscriptionCount(): number {
+    return this.subscribers.size;
+  }
+
+  /**
+   * A subscription: an async iterator of the matching events committed from now on. Resolves
+   * once the feed knows where "now" is (the outbox's last seq), so an event committed after this
+   * resolves is delivered. Returning from the iterator (the client unsubscribes) ends it.
+   * @throws the database's error when the outbox's position cannot be read.
+   */
+  async subscribe(filter: FeedFilter): Promise<AsyncIterableIterator<OutboxEvent>> {
+    if (this.stopped) throw new Error('event feed stopped');
+    await this.start();
+    const queue = new EventQueue(() => {
+      this.subscribers.delete(subscriber);
+      this.stopIfIdle();
+    });
+    const subscriber: Subscriber = { filter, deliver: (event) => queue.push(event), end: () => queue.end() };
+    this.subscribers.add(subscriber);
+    return queue;
+  }
+
+  /** Ends every subscription and the poller (shutdown). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const s of [...this.subscribers]) s.end();
+    this.subscribers.clear();
+    await this.polling;
+  }
+
+  /** Reads the outbox's position when the poller is not running, then schedules the first read. */
+  private start(): Promise<void> {
+    if (this.cursor !== undefined) return Promise.resolve();
+    this.starting ??= (async () => {
+      try {
+        const seq = await runInRequestScope(READ_DEADLINE_MS, () => lastEventSeq(this.db));
+        this.cursor = seq;
+        this.delivered.clear();
+        this.gaps.clear();
+        this.schedule();
+      } finally {
+        this.starting = undefined;
+      }
+    })();
+    return this.starting;
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer) return;
+    const wait = this.failures ? Math.min(5000, this.pollMs * 2 ** this.failures) : this.pollMs;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.polling = this.poll().finally(() => {
+        this.polling = undefined;
+        if (this.subscribers.size > 0 || this.starting) this.schedule();
+        else this.cursor = undefined;
+      });
+    }, wait);
+    this.timer.unref();
+  }
+
+  private stopIfIdle(): void {
+    if (this.subscribers.size > 0 || this.polling) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.cursor = undefined;
+  }
+
+  /** One read of the outbox from the cursor, delivering what it finds. */
+  private async poll(): Promise<void> {
+    if (this.cursor === undefined || this.subscribers.size === 0) return;
+    try {
+      for (;;) {
+        const from: number = this.cursor!;
+        const events = await runInRequestScope(READ_DEADLINE_MS, () =>
+          listEventsAfter(this.db, { afterSeq: from, limit: PAGE }),
+        );
+        this.absorb(events);
+        this.failures = 0;
+        // A full page whose events were all new: read on; otherwise wait for the next tick.
+        if (events.length < PAGE || this.cursor === from) break;
+      }
+    } catch (err) {
+      this.failures = Math.min(this.failures + 1, 6);
+      this.logger.warn({ err }, 'subscription feed: outbox read failed; retrying');
+    }
+  }
+
+  /** Delivers the events not delivered yet and advances the cursor past what is settled. */
+  private absorb(events: readonly OutboxEvent[]): void {
+    const now = Date.now();
+    let expected = this.cursor! + 1;
+    for (const event of events) {
+      if (event.seq > expected && event.seq - expected <= MAX_GAP)
+        for (let s = expected; s < event.seq; s++)
+          if (!this.delivered.has(s) && !this.gaps.has(s)) this.gaps.set(s, now);
+      expected = event.seq + 1;
+      this.gaps.delete(event.seq);
+      if (this.delivered.has(event.seq)) continue;
+      this.delivered.add(event.seq);
+      for (const s of this.subscribers) {
+        const f = s.filter;
+        if (f.tenantId === event.tenantId && f.subject === event.subject && f.types.includes(event.type))
+          s.deliver(event);
+      }
+    }
+    // Move the cursor over delivered seqs and gaps waited for long enough.
+    for (;;) {
+      const next = this.cursor! + 1;
+      if (this.delivered.delete(next)) this.cursor = next;
+      else if (this.gaps.has(next) && now - this.gaps.get(next)! >= GAP_WAIT_MS) {
+        this.gaps.delete(next);
+        this.cursor = next;
+      } else if (!this.gaps.has(next) && this.delivered.size > 0 && this.lowestDelivered() > next) {
+        // An unwaited hole (wider than MAX_GAP): skip to the next delivered seq.
+        this.cursor = this.lowestDelivered() - 1;
+      } else break;
+    }
+  }
+
+  private lowestDelivered(): number {
+    let min = Infinity;
+    for (const s of this.delivered) if (s < min) min = s;
+    return min;
+  }
+}
+
+/**
+ * One subscription's unread events: an async iterator fed by the poller. Past
+ * {@link MAX_UNREAD_EVENTS} unread events it fails (the subscription ends with an error rather
+ * than silently missing events). `return()` (the client unsubscribed) or the end of the feed
+ * ends it; `onEnd` runs once either way.
+ */
+class EventQueue implements AsyncIterableIterator<OutboxEvent> {
+  private readonly buffer: OutboxEvent[] = [];
+  private waiting: ((result: IteratorResult<OutboxEvent>) => void) | undefined;
+  private failure: Error | undefined;
+  private ended = false;
+
+  constructor(private readonly onEnd: () => void) {}
+
+  push(event: OutboxEvent): void {
+    if (this.ended || this.failure) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve({ value: event, done: false });
+    } else if (this.buffer.length >= MAX_UNREAD_EVENTS) {
+      this.failure = new Error(`subscription ended: more than ${MAX_UNREAD_EVENTS} events unread`);
+      this.onEndOnce();
+    } else this.buffer.push(event);
+  }
+
+  /** Ends the subscription from the feed's side (shutdown). */
+  end(): void {
+    this.finish();
+  }
+
+  next(): Promise<IteratorResult<OutboxEvent>> {
+    if (this.buffer.length) return Promise.resolve({ value: this.buffer.shift()!, done: false });
+    if (this.failure) {
+      const err = this.failure;
+      this.failure = undefined;
+      this.ended = true;
+      return Promise.reject(err);
+    }
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<OutboxEvent>> {
+    this.buffer.length = 0;
+    this.finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(err?: unknown): Promise<IteratorResult<OutboxEvent>> {
+    this.finish();
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<OutboxEvent> {
+    return this;
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEndOnce();
+    const resolve = this.waiting;
+    this.waiting = undefined;
+    resolve?.({ value: undefined, done: true });
+  }
+
+  private endNotified = false;
+  private onEndOnce(): void {
+    if (this.endNotified) return;
+    this.endNotified = true;
+    this.onEnd();
+  }
+}
