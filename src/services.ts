@@ -3,6 +3,7 @@ import { Config } from './config';
 import { Clock } from './lib/clock';
 import { Logger } from './logger';
 import { ChargingService } from './modules/charging/charging.service';
+import { EventFeed } from './modules/events/event-feed';
 import { IdempotencyService } from './modules/idempotency/idempotency.service';
 import { LocationService } from './modules/locations/location.service';
 import { SharingService } from './modules/sharing/sharing.service';
@@ -14,6 +15,8 @@ export interface Services {
   locations: LocationService;
   charging: ChargingService;
   sharing: SharingService;
+  /** The outbox feed of the GraphQL subscriptions (polls only while a subscription is open). */
+  events: EventFeed;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
@@ -29,5 +32,6 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
       logger,
       new IdempotencyService(db, clock, logger),
     ),
+    events: new EventFeed(db, config.subscriptionPollMs, logger),
   };
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { ChargingResolver } from '../modules/charging/charging.resolver';
+import { EventSubscriptionResolver } from '../modules/events/event.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
 import { GroupResolver, GroupWriteResolver } from '../modules/sharing/group.resolver';
 import { DonationResolver } from '../modules/sharing/donation.resolver';
@@ -22,6 +23,7 @@ export const RESOLVERS = [
   PlanResolver,
   SubscriberPlanResolver,
   GroupWriteResolver,
+  EventSubscriptionResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | undefined;
