@@ -6,6 +6,7 @@ import * as sharing from '../../migrations/20261122000400_sharing';
 import * as idempotency from '../../migrations/20261122000500_idempotency';
 import * as galeraRowVersion from '../../migrations/20261123000100_galera_row_version';
 import * as loginFailures from '../../migrations/20261123000100_login_failures';
+import * as outbox from '../../migrations/20261124000100_outbox';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -20,6 +21,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261122000500_idempotency', idempotency],
   ['20261123000100_galera_row_version', galeraRowVersion],
   ['20261123000100_login_failures', loginFailures],
+  ['20261124000100_outbox', outbox],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

@@ -14,6 +14,8 @@ import { Money, MoneyFormatError } from '../../lib/money';
 import { requireMsisdn } from '../../lib/msisdn';
 import { currentScope, withDeadline } from '../../lib/request-scope';
 import { Logger } from '../../logger';
+import { EventType, occurredAt } from '../events/event-types';
+import { recordEvent } from '../events/outbox.store';
 import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import {
   ChargeKind,
@@ -298,6 +300,21 @@ export class ChargingService {
             reason: null,
             createdAt: this.clock.nowMs(),
           });
+          // Issue 12 part 1: the event commits (or rolls back) with the ledger row.
+          if (code === ReturnCode.SUCCESS && sub)
+            await recordEvent(trx, this.clock, {
+              tenantId: caller.tenantId,
+              type: kind === 'refund' ? EventType.refundCompleted : EventType.chargeCompleted,
+              subject: sub.msisdn,
+              payload: {
+                operationId: r.operationId,
+                msisdn: sub.msisdn,
+                amount: amount.toString(),
+                balance: (balance ?? sub.balance).toString(),
+                currency: sub.currency,
+                occurredAt: occurredAt(this.clock.nowMs()),
+              },
+            });
           checkDeadline();
           return {
             returnCode: code,
@@ -455,6 +472,19 @@ export class ChargingService {
         currency: sub.currency,
         reason,
         createdAt: this.clock.nowMs(),
+      });
+      await recordEvent(trx, this.clock, {
+        tenantId: caller.tenantId,
+        type: EventType.balanceAdjusted,
+        subject: m,
+        payload: {
+          msisdn: m,
+          amount: delta.toString(),
+          balance: balance.toString(),
+          currency: sub.currency,
+          reason,
+          occurredAt: occurredAt(this.clock.nowMs()),
+        },
       });
       return { ...sub, balance };
     });

@@ -4,6 +4,8 @@ import { DomainError } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { Logger } from '../../logger';
+import { recordEvents } from '../events/outbox.store';
+import { donationEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode, SqsCodeValue } from './error-codes';
@@ -171,6 +173,7 @@ export class DonationService {
       recipients: results,
     };
     await insertDonation(trx, donation, plan.definition.unitMeteringType);
+    await recordEvents(trx, this.clock, donationEvents(donation, plan, this.clock));
     return donation;
   }
 
@@ -274,6 +277,7 @@ export class DonationService {
       recipients: [],
     };
     await insertDonation(trx, donation, plan.definition.unitMeteringType);
+    await recordEvents(trx, this.clock, donationEvents(donation, plan, this.clock));
     return donation;
   }
 }

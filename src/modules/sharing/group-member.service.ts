@@ -3,6 +3,9 @@ import { lockingTransaction } from '../../db/knex';
 import { ConflictError, NotFoundError, UnprocessableError, invalidField } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
+import { EventType } from '../events/event-types';
+import { recordEvent, recordEvents } from '../events/outbox.store';
+import { groupEvent, memberEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
@@ -92,7 +95,9 @@ export class GroupMemberService {
         });
       const now = Math.max(this.clock.nowMs(), group.updatedAt + 1);
       await renameGroup(trx, id, name, now);
-      return { ...group, name, updatedAt: now };
+      const renamed = { ...group, name, updatedAt: now };
+      await recordEvent(trx, this.clock, groupEvent(EventType.groupUpdated, renamed, this.clock));
+      return renamed;
     });
   }
 
@@ -160,8 +165,19 @@ export class GroupMemberService {
   ): Promise<number> {
     checkBulkSize(memberIds);
     const msisdns = memberIds.map((m, i) => parseMsisdnParam(m, `members[${i}]`));
-    return this.write(caller, groupId, 'removeGroupMembers', { groupId, memberIds }, idempotencyKey, (trx) =>
-      deleteMembers(trx, groupId, msisdns, this.clock.nowMs()),
+    return this.write(
+      caller,
+      groupId,
+      'removeGroupMembers',
+      { groupId, memberIds },
+      idempotencyKey,
+      async (trx, group) => {
+        const removed = (await membersOf(trx, [groupId])).filter((m) => msisdns.includes(m.memberMsisdn));
+        const count = await deleteMembers(trx, groupId, msisdns, this.clock.nowMs());
+        const changes = removed.map((member) => ({ member, change: 'removed' as const }));
+        await recordEvents(trx, this.clock, memberEvents(group, changes, this.clock));
+        return count;
+      },
     );
   }
 
@@ -261,6 +277,7 @@ export class GroupMemberService {
     const now = this.clock.nowMs();
     const joined = new Map(current.map((m) => [m.memberMsisdn, m.createdAt]));
     const out: MemberRow[] = [];
+    const changes: Parameters<typeof memberEvents>[1][number][] = [];
     for (const w of wanted) {
       const row: MemberRow = {
         groupId: group.id,
@@ -271,7 +288,9 @@ export class GroupMemberService {
       if (joined.has(w.memberId)) await updateMemberQuota(trx, group.id, w.memberId, w.quota, now);
       else await insertMember(trx, row);
       out.push(row);
+      changes.push({ member: row, change: joined.has(w.memberId) ? 'updated' : 'added' });
     }
+    await recordEvents(trx, this.clock, memberEvents(group, changes, this.clock));
     return out;
   }
 }

@@ -3,6 +3,9 @@ import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { EventType } from '../events/event-types';
+import { recordEvent } from '../events/outbox.store';
+import { groupEvent, memberEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
@@ -87,6 +90,7 @@ export class GroupService {
             );
           throw err;
         }
+        await recordEvent(trx, this.clock, groupEvent(EventType.groupCreated, row, this.clock));
         return row;
       },
     );
@@ -133,8 +137,10 @@ export class GroupService {
    */
   async deleteGroup(caller: GroupCaller, id: string): Promise<void> {
     await retryingTransaction(this.db, async (trx) => {
-      if (!(await findGroup(trx, caller.tenantId, id, true))) throw sqsError.groupNotFound(id);
+      const group = await findGroup(trx, caller.tenantId, id, true);
+      if (!group) throw sqsError.groupNotFound(id);
       await deleteGroup(trx, id);
+      await recordEvent(trx, this.clock, groupEvent(EventType.groupDeleted, group, this.clock));
     });
   }
 
@@ -160,9 +166,12 @@ export class GroupService {
   async removeMember(caller: GroupCaller, groupId: string, memberId: string): Promise<void> {
     const m = parseMsisdnParam(memberId, 'memberId');
     await retryingTransaction(this.db, async (trx) => {
-      if (!(await findGroup(trx, caller.tenantId, groupId, true))) throw sqsError.groupNotFound(groupId);
+      const group = await findGroup(trx, caller.tenantId, groupId, true);
+      if (!group) throw sqsError.groupNotFound(groupId);
       if (!(await deleteMember(trx, groupId, m, this.clock.nowMs())))
         throw sqsError.notFound(SqsCode.SUBSCRIBER_NOT_FOUND, `${m} is not a member of group ${groupId}`);
+      const removed = { member: { memberMsisdn: m, quota: 0 }, change: 'removed' as const };
+      await recordEvent(trx, this.clock, memberEvents(group, [removed], this.clock)[0]);
     });
   }
 }

@@ -1,6 +1,9 @@
 import { Knex } from 'knex';
 import { InTransaction, lockingTransaction } from '../../db/knex';
 import { domainErrorOf } from '../../errors';
+import { Clock } from '../../lib/clock';
+import { recordEvent } from '../events/outbox.store';
+import { planRenewedEvent } from '../events/sharing-events';
 import { SqsCode } from './error-codes';
 import { DonationService } from './donation.service';
 import { PlanCaller, PlanService } from './plan.service';
@@ -22,6 +25,7 @@ export class PlanRenewalService {
     private readonly plans: PlanService,
     private readonly recurring: RecurringDonationService,
     private readonly donations: DonationService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -42,6 +46,7 @@ export class PlanRenewalService {
       if (!before) throw sqsError.notFound(SqsCode.PLAN_NOT_FOUND, `plan ${planId} not found`);
       await this.plans.resetPeriod(trx, before);
       const plan = (await this.plans.subscriberPlan(caller, planId, { trx }))!;
+      await recordEvent(trx, this.clock, planRenewedEvent(plan, this.clock));
       const rec = await this.recurring.forPlan(caller, planId, { trx });
       if (!rec) return { plan, donation: null };
       const request: DonationRequest = rec.groupId

@@ -1,8 +1,11 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
-import { InTransaction, isUniqueViolation, lockingTransaction } from '../../db/knex';
+import { InTransaction, isUniqueViolation, lockingTransaction, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { EventType } from '../events/event-types';
+import { recordEvent } from '../events/outbox.store';
+import { recurringEvent } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SqsCode } from './error-codes';
 import { DonationService } from './donation.service';
@@ -123,6 +126,11 @@ export class RecurringDonationService {
           if (isUniqueViolation(err)) throw exists();
           throw err;
         }
+        await recordEvent(
+          trx,
+          this.clock,
+          recurringEvent(EventType.recurringDonationCreated, row, this.clock),
+        );
         return row;
       },
     );
@@ -168,6 +176,10 @@ export class RecurringDonationService {
    * @throws NotFoundError (errorCode 1).
    */
   async deleteRecurring(caller: RecurringCaller, id: string): Promise<void> {
-    if (!(await deleteRecurring(this.db, caller.tenantId, id))) throw sqsError.recurringNotFound(id);
+    await retryingTransaction(this.db, async (trx) => {
+      const row = await findRecurring(trx, caller.tenantId, { id });
+      if (!row || !(await deleteRecurring(trx, caller.tenantId, id))) throw sqsError.recurringNotFound(id);
+      await recordEvent(trx, this.clock, recurringEvent(EventType.recurringDonationDeleted, row, this.clock));
+    });
   }
 }

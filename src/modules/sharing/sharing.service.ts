@@ -96,6 +96,7 @@ export class SharingService {
       this.planService,
       this.recurringService,
       this.donationService,
+      clock,
     );
   }
 
