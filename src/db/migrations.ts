@@ -7,6 +7,7 @@ import * as idempotency from '../../migrations/20261122000500_idempotency';
 import * as galeraRowVersion from '../../migrations/20261123000100_galera_row_version';
 import * as loginFailures from '../../migrations/20261123000100_login_failures';
 import * as outbox from '../../migrations/20261124000100_outbox';
+import * as renewalEvents from '../../migrations/20261124000300_renewal_events';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261123000100_galera_row_version', galeraRowVersion],
   ['20261123000100_login_failures', loginFailures],
   ['20261124000100_outbox', outbox],
+  ['20261124000300_renewal_events', renewalEvents],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

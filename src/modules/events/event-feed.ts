@@ -53,7 +53,7 @@ export class EventFeed {
   /** Seqs above the cursor not seen yet, with when they were first missed (ms). */
   private readonly gaps = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
-  private polling: Promise<void> | undefined;
+  private inflightPoll: Promise<void> | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
   private failures = 0;
@@ -87,6 +87,11 @@ export class EventFeed {
     return queue;
   }
 
+  /** True while the poller runs (a read scheduled or under way): only while subscriptions are open. */
+  get active(): boolean {
+    return this.timer !== undefined || this.inflightPoll !== undefined;
+  }
+
   /** Ends every subscription and the poller (shutdown). */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -94,7 +99,7 @@ export class EventFeed {
     this.timer = undefined;
     for (const s of [...this.subscribers]) s.end();
     this.subscribers.clear();
-    await this.polling;
+    await this.inflightPoll;
   }
 
   /** Reads the outbox's position when the poller is not running, then schedules the first read. */
@@ -119,8 +124,8 @@ export class EventFeed {
     const wait = this.failures ? Math.min(5000, this.pollMs * 2 ** this.failures) : this.pollMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.polling = this.poll().finally(() => {
-        this.polling = undefined;
+      this.inflightPoll = this.poll().finally(() => {
+        this.inflightPoll = undefined;
         if (this.subscribers.size > 0 || this.starting) this.schedule();
         else this.cursor = undefined;
       });
@@ -129,7 +134,7 @@ export class EventFeed {
   }
 
   private stopIfIdle(): void {
-    if (this.subscribers.size > 0 || this.polling) return;
+    if (this.subscribers.size > 0 || this.inflightPoll) return;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.cursor = undefined;
