@@ -6,6 +6,8 @@ import amqp, { Channel, ChannelModel, GetMessage } from 'amqplib';
 import { Knex } from 'knex';
 import { createLogger } from '../../src/logger';
 import { TestApp, startTestApp } from '../helpers/app';
+import { withFailingWrites } from '../helpers/faults';
+import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
 import { DONOR, PLAN, R, sharingDataset, sqsClient } from '../helpers/sharing';
 
 /**
@@ -98,22 +100,31 @@ const event = (eventId: string, subscriberPlanId: number | string = PLAN.credit,
   renewedAt: 1_795_000_000,
 });
 
+const HANDLED = ['renewal event applied', 'renewal event already applied; acknowledged', 'renewal event dead-lettered'];
+
 describe('renewal consumer: two instances on one queue', () => {
   const n = names();
-  const logs = captureLogger();
+  const logsA = captureLogger();
+  const logsB = captureLogger();
   let a: TestApp;
   let b: TestApp;
+  /** Instance B reaches the broker through this proxy (to cut its connection). */
+  let brokerProxy: TcpProxy;
   let broker: Awaited<ReturnType<typeof brokerOf>>;
-  const handled = () =>
-    logs.lines.filter((l) =>
-      ['renewal event applied', 'renewal event already applied; acknowledged', 'renewal event dead-lettered'].includes(
-        l.msg as string,
-      ),
-    );
+  const handledBy = (logs: ReturnType<typeof captureLogger>) =>
+    logs.lines.filter((l) => HANDLED.includes(l.msg as string));
+  const handled = () => [...handledBy(logsA), ...handledBy(logsB)];
 
   beforeAll(async () => {
-    a = await startTestApp({ dataset: sharingDataset(), env: env(n), logger: logs.logger });
-    b = await startTestApp({ sameDatabaseAs: a, env: env(n), logger: logs.logger });
+    const target = new URL(AMQP_URL);
+    brokerProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+    target.port = String(brokerProxy.port);
+    a = await startTestApp({ dataset: sharingDataset(), env: env(n), logger: logsA.logger });
+    b = await startTestApp({
+      sameDatabaseAs: a,
+      env: { ...env(n), AMQP_URL: target.toString() },
+      logger: logsB.logger,
+    });
     await Promise.all([a.app.renewals!.consuming(), b.app.renewals!.consuming()]);
     broker = await brokerOf(n);
     // The credit plan's recurring donation: each renewal gives R(0) 100 minor units.
@@ -129,6 +140,7 @@ describe('renewal consumer: two instances on one queue', () => {
     await b?.close();
     await a?.close();
     await broker?.close();
+    await brokerProxy?.close();
   });
 
   it('the same event delivered twice, to two instances, renews once and runs the recurring donation once', async () => {
@@ -136,6 +148,7 @@ describe('renewal consumer: two instances on one queue', () => {
     const period = await periodOf(db, PLAN.credit);
     const donations = await donationsOf(db, PLAN.credit);
     const before = handled().length;
+    const [beforeA, beforeB] = [handledBy(logsA).length, handledBy(logsB).length];
     const e = event(`evt-${randomBytes(6).toString('hex')}`);
     // Enough copies that both instances take some (prefetch spreads them round-robin).
     for (let i = 0; i < 6; i++) broker.publish(e);
@@ -143,6 +156,9 @@ describe('renewal consumer: two instances on one queue', () => {
     const lines = handled().slice(before);
     expect(lines.filter((l) => l.msg === 'renewal event applied')).toHaveLength(1);
     expect(lines.filter((l) => l.msg === 'renewal event already applied; acknowledged')).toHaveLength(5);
+    // Both instances took copies of the event.
+    expect(handledBy(logsA).length).toBeGreaterThan(beforeA);
+    expect(handledBy(logsB).length).toBeGreaterThan(beforeB);
     expect(await periodOf(db, PLAN.credit)).toBe(period + 1);
     expect(await donationsOf(db, PLAN.credit)).toBe(donations + 1);
     const row = await db('renewal_events').where({ event_id: e.eventId }).first();
@@ -197,6 +213,41 @@ describe('renewal consumer: two instances on one queue', () => {
     // A dead-lettered event recorded nothing: it may be fixed and sent again.
     expect(await db('renewal_events').where('event_id', 'like', 'evt-unknown-plan-%')).toEqual([]);
     expect(await periodOf(db, PLAN.rival)).toBe(1);
+  });
+
+  it('a database failure requeues the event after a backoff (never dead-lettered); it renews once when the database is back', async () => {
+    const db = a.tdb.db;
+    const period = await periodOf(db, PLAN.credit);
+    const requeued = () =>
+      [...logsA.lines, ...logsB.lines].filter((l) => String(l.msg).startsWith('renewal event not applied')).length;
+    const before = requeued();
+    const e = event(`evt-dbdown-${randomBytes(6).toString('hex')}`);
+    await withFailingWrites(db, a.tdb.dialect, 'subscriber_plans', async () => {
+      broker.publish(e);
+      await until('two failed attempts', () => requeued() - before >= 2);
+      expect(await db('renewal_events').where({ event_id: e.eventId })).toEqual([]);
+    });
+    await until('the renewal once the database is back', async () => (await periodOf(db, PLAN.credit)) === period + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await periodOf(db, PLAN.credit)).toBe(period + 1);
+    expect(await broker.dead()).toEqual([]);
+  });
+
+  it('reconnects after losing the broker and consumes again', async () => {
+    const subscribedB = () => logsB.lines.filter((l) => l.msg === 'renewal consumer subscribed').length;
+    const before = subscribedB();
+    brokerProxy.set('down');
+    await until('B to notice', () => logsB.lines.some((l) => String(l.msg).includes('broker connection lost')));
+    expect(b.app.renewals!.isConsuming).toBe(false);
+    brokerProxy.set('pass');
+    await until('B to subscribe again', () => subscribedB() > before);
+    // Events keep flowing, and B takes its share again.
+    const beforeB = handledBy(logsB).length;
+    const db = a.tdb.db;
+    const period = await periodOf(db, PLAN.credit);
+    for (let i = 0; i < 6; i++) broker.publish(event(`evt-${randomBytes(6).toString('hex')}`));
+    await until('six renewals', async () => (await periodOf(db, PLAN.credit)) === period + 6);
+    await until('B to handle some', () => handledBy(logsB).length > beforeB);
   });
 });
 
