@@ -54,7 +54,10 @@ interface ConnectionState extends Record<PropertyKey, unknown> {
 const TRY_AGAIN_LATER = 1013;
 
 /** A string connection parameter, or undefined. */
-function param(params: Readonly<Record<string, unknown>> | undefined, ...names: string[]): string | undefined {
+function param(
+  params: Readonly<Record<string, unknown>> | undefined,
+  ...names: string[]
+): string | undefined {
   for (const n of names) {
     const v = params?.[n];
     if (typeof v === 'string' && v !== '') return v;
@@ -74,7 +77,10 @@ function param(params: Readonly<Record<string, unknown>> | undefined, ...names: 
  * 4403 (Forbidden); too many failed logins with 4429; a database that cannot check them with 1013
  * (try again later). Each subscription then runs the `@Authorized` permission check of its field.
  */
-export function startSubscriptionServer(server: http.Server, deps: SubscriptionServerDeps): SubscriptionServer {
+export function startSubscriptionServer(
+  server: http.Server,
+  deps: SubscriptionServerDeps,
+): SubscriptionServer {
   const { schema, config, services, logger } = deps;
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: BODY_LIMIT_BYTES });
   const rules = [...specifiedRules, ...deps.validationRules];

@@ -39,7 +39,11 @@ function captureLogger() {
   return { lines, logger: createLogger('info', stream) };
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000) {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 20_000,
+) {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -66,7 +70,9 @@ async function brokerOf(n: ReturnType<typeof names>) {
   return {
     channel,
     publish(body: unknown, routingKey = ROUTING_KEY) {
-      const content = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const content = Buffer.isBuffer(body)
+        ? body
+        : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       channel.publish(n.exchange, routingKey, content, { persistent: true, contentType: 'application/json' });
     },
     async dead(): Promise<GetMessage[]> {
@@ -100,7 +106,11 @@ const event = (eventId: string, subscriberPlanId: number | string = PLAN.credit,
   renewedAt: 1_795_000_000,
 });
 
-const HANDLED = ['renewal event applied', 'renewal event already applied; acknowledged', 'renewal event dead-lettered'];
+const HANDLED = [
+  'renewal event applied',
+  'renewal event already applied; acknowledged',
+  'renewal event dead-lettered',
+];
 
 describe('renewal consumer: two instances on one queue', () => {
   const n = names();
@@ -173,7 +183,8 @@ describe('renewal consumer: two instances on one queue', () => {
   it('distinct events each renew once (a string plan id is accepted too)', async () => {
     const db = a.tdb.db;
     const period = await periodOf(db, PLAN.credit);
-    for (let i = 0; i < 4; i++) broker.publish(event(`evt-${randomBytes(6).toString('hex')}`, String(PLAN.credit)));
+    for (let i = 0; i < 4; i++)
+      broker.publish(event(`evt-${randomBytes(6).toString('hex')}`, String(PLAN.credit)));
     await until('four renewals', async () => (await periodOf(db, PLAN.credit)) === period + 4);
     await new Promise((r) => setTimeout(r, 300));
     expect(await periodOf(db, PLAN.credit)).toBe(period + 4);
@@ -189,7 +200,10 @@ describe('renewal consumer: two instances on one queue', () => {
     broker.publish(event(`evt-rival-plan-${randomBytes(6).toString('hex')}`, PLAN.rival));
     const good = event(`evt-${randomBytes(6).toString('hex')}`);
     broker.publish(good);
-    await until('the good event after the bad ones', async () => (await periodOf(db, PLAN.credit)) === period + 1);
+    await until(
+      'the good event after the bad ones',
+      async () => (await periodOf(db, PLAN.credit)) === period + 1,
+    );
     const all: GetMessage[] = [];
     await until('five dead letters', async () => {
       all.push(...(await broker.dead()));
@@ -219,7 +233,8 @@ describe('renewal consumer: two instances on one queue', () => {
     const db = a.tdb.db;
     const period = await periodOf(db, PLAN.credit);
     const requeued = () =>
-      [...logsA.lines, ...logsB.lines].filter((l) => String(l.msg).startsWith('renewal event not applied')).length;
+      [...logsA.lines, ...logsB.lines].filter((l) => String(l.msg).startsWith('renewal event not applied'))
+        .length;
     const before = requeued();
     const e = event(`evt-dbdown-${randomBytes(6).toString('hex')}`);
     await withFailingWrites(db, a.tdb.dialect, 'subscriber_plans', async () => {
@@ -227,7 +242,10 @@ describe('renewal consumer: two instances on one queue', () => {
       await until('two failed attempts', () => requeued() - before >= 2);
       expect(await db('renewal_events').where({ event_id: e.eventId })).toEqual([]);
     });
-    await until('the renewal once the database is back', async () => (await periodOf(db, PLAN.credit)) === period + 1);
+    await until(
+      'the renewal once the database is back',
+      async () => (await periodOf(db, PLAN.credit)) === period + 1,
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(await periodOf(db, PLAN.credit)).toBe(period + 1);
     expect(await broker.dead()).toEqual([]);
@@ -237,7 +255,9 @@ describe('renewal consumer: two instances on one queue', () => {
     const subscribedB = () => logsB.lines.filter((l) => l.msg === 'renewal consumer subscribed').length;
     const before = subscribedB();
     brokerProxy.set('down');
-    await until('B to notice', () => logsB.lines.some((l) => String(l.msg).includes('broker connection lost')));
+    await until('B to notice', () =>
+      logsB.lines.some((l) => String(l.msg).includes('broker connection lost')),
+    );
     expect(b.app.renewals!.isConsuming).toBe(false);
     brokerProxy.set('pass');
     await until('B to subscribe again', () => subscribedB() > before);
@@ -275,7 +295,9 @@ describe('renewal consumer: a gateway killed between commit and ack', () => {
     const out = { text: '' };
     proc.stdout!.on('data', (c: Buffer) => (out.text += c.toString()));
     proc.stderr!.on('data', (c: Buffer) => (out.text += c.toString()));
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? (signal as never))));
+    const exited = new Promise<number | null>((resolve) =>
+      proc.on('exit', (code, signal) => resolve(code ?? (signal as never))),
+    );
     return { proc, out, exited };
   }
 
@@ -293,7 +315,11 @@ describe('renewal consumer: a gateway killed between commit and ack', () => {
     const db = seed.tdb.db;
     const period = await periodOf(db, PLAN.credit);
     const first = gateway({ TEST_RENEWAL_ACK_DELAY_MS: '60000' });
-    await until('the first gateway to subscribe', () => /renewal consumer subscribed/.test(first.out.text), 30_000);
+    await until(
+      'the first gateway to subscribe',
+      () => /renewal consumer subscribed/.test(first.out.text),
+      30_000,
+    );
     const e = event(`evt-kill-${randomBytes(6).toString('hex')}`);
     broker.publish(e);
     await until('the commit', () => /holding the ack/.test(first.out.text), 30_000);
@@ -303,7 +329,11 @@ describe('renewal consumer: a gateway killed between commit and ack', () => {
     await first.exited;
 
     const second = gateway({});
-    await until('the redelivery to be handled', () => /renewal event already applied/.test(second.out.text), 30_000);
+    await until(
+      'the redelivery to be handled',
+      () => /renewal event already applied/.test(second.out.text),
+      30_000,
+    );
     expect(second.out.text).not.toMatch(/"msg":"renewal event applied"/);
     expect(await periodOf(db, PLAN.credit)).toBe(period + 1);
     expect(await db('renewal_events').where({ event_id: e.eventId })).toHaveLength(1);

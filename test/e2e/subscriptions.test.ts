@@ -73,7 +73,11 @@ function subscribe(client: Client, query: string, variables: Record<string, unkn
 }
 
 /** A graphql-ws client of `app` with `authorization` in its connection_init payload. */
-function wsClient(app: TestApp, authorization: string | undefined, closes: { code: number; reason: string }[] = []) {
+function wsClient(
+  app: TestApp,
+  authorization: string | undefined,
+  closes: { code: number; reason: string }[] = [],
+) {
   return createClient({
     url: `${app.url.replace('http', 'ws')}/graphql`,
     webSocketImpl: WebSocket,
@@ -141,7 +145,12 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     const rival = subscribe(client(a, basic('rival-admin')), BALANCE, { msisdn: SUBSCRIBER });
     await subscribed(a, 2);
     const body = ratingBody();
-    const rated = await b.request('POST', '/crs-api/processRating', { auth: CRS_AUTH, json: true, headers: { tenant: 'acme' }, body });
+    const rated = await b.request('POST', '/crs-api/processRating', {
+      auth: CRS_AUTH,
+      json: true,
+      headers: { tenant: 'acme' },
+      body,
+    });
     expect(rated.json().returnCode).toBe(0);
     const [first] = await acme.waitFor(1);
     expect(first.errors).toBeUndefined();
@@ -161,13 +170,24 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     expect(change.amount).toMatch(/^\d+(\.\d+)?$/);
     expect(Number(change.amount)).toBeGreaterThan(0);
     expect(change.eventId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
-    expect(Math.abs((change.occurredAt as number) - Math.floor(a.clock.nowMs() / 1000))).toBeLessThanOrEqual(1);
+    expect(Math.abs((change.occurredAt as number) - Math.floor(a.clock.nowMs() / 1000))).toBeLessThanOrEqual(
+      1,
+    );
 
     // A refund through instance A arrives too, after the charge.
-    const refunded = await a.request('POST', '/crs-api/processRefund', { auth: CRS_AUTH, json: true, headers: { tenant: 'acme' }, body });
+    const refunded = await a.request('POST', '/crs-api/processRefund', {
+      auth: CRS_AUTH,
+      json: true,
+      headers: { tenant: 'acme' },
+      body,
+    });
     expect(refunded.json().returnCode).toBe(0);
     const [, second] = await acme.waitFor(2);
-    expect(second.data!.balanceChanged).toMatchObject({ kind: 'refund', msisdn: SUBSCRIBER, amount: change.amount });
+    expect(second.data!.balanceChanged).toMatchObject({
+      kind: 'refund',
+      msisdn: SUBSCRIBER,
+      amount: change.amount,
+    });
 
     // Two more poll periods: still nothing for the other tenant.
     await new Promise((r) => setTimeout(r, 300));
@@ -210,7 +230,14 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
           tenantId: tenant.id,
           type: 'balance.adjusted',
           subject: SUBSCRIBER,
-          payload: { msisdn: SUBSCRIBER, amount, balance: `${i}.00`, currency: 'EUR', reason: 'test', occurredAt: 1 },
+          payload: {
+            msisdn: SUBSCRIBER,
+            amount,
+            balance: `${i}.00`,
+            currency: 'EUR',
+            reason: 'test',
+            occurredAt: 1,
+          },
         }),
       );
     const results = await s.waitFor(3);

@@ -45,7 +45,10 @@ export class EventSubscriptionResolver {
     description:
       "Every committed change of a subscriber's balance (charge, refund, adjustment) from now on, in commit order. Needs CRS_RATING (as the `subscriber` query). WebSocket only (graphql-ws, path /graphql).",
     subscribe: (data) =>
-      feed(data as SubscribeResolverData<unknown, Record<string, unknown>, GatewayContext>, Object.keys(BALANCE_KINDS)),
+      feed(
+        data as SubscribeResolverData<unknown, Record<string, unknown>, GatewayContext>,
+        Object.keys(BALANCE_KINDS),
+      ),
   })
   balanceChanged(
     @Root() event: OutboxEvent,
@@ -69,7 +72,9 @@ export class EventSubscriptionResolver {
     description:
       'Every quota grant a subscriber receives as a recipient (one-time or recurring donations) from now on. Needs SQS_DONATION_PERMISSION (as the `subscriberPlans` query). WebSocket only (graphql-ws, path /graphql).',
     subscribe: (data) =>
-      feed(data as SubscribeResolverData<unknown, Record<string, unknown>, GatewayContext>, ['quota.received']),
+      feed(data as SubscribeResolverData<unknown, Record<string, unknown>, GatewayContext>, [
+        'quota.received',
+      ]),
   })
   quotaReceived(
     @Root() event: OutboxEvent,

@@ -13,7 +13,10 @@ export class BalanceChangeType {
     description: '`charge` (processRating), `refund` (processRefund) or `adjustment` (adjustBalance).',
   })
   kind!: string;
-  @Field(() => String, { nullable: true, description: 'The operationId of a charge or refund; null for an adjustment.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The operationId of a charge or refund; null for an adjustment.',
+  })
   operationId!: string | null;
   @Field(() => String, { description: 'The subscriber, canonical MSISDN (digits, no `+`).' })
   msisdn!: string;
@@ -22,7 +25,9 @@ export class BalanceChangeType {
       'Exact decimal amount: charged (charge) or credited back (refund), non-negative; the signed delta applied (adjustment).',
   })
   amount!: string;
-  @Field(() => String, { description: 'Exact decimal balance after the change (negative for a postpaid account in debt).' })
+  @Field(() => String, {
+    description: 'Exact decimal balance after the change (negative for a postpaid account in debt).',
+  })
   balance!: string;
   @Field(() => String, { description: 'ISO 4217 currency of amount and balance.' })
   currency!: string;
@@ -48,7 +53,9 @@ export class QuotaReceivedType {
     description: 'Quota granted, in `unit`: bytes (volume), seconds (time) or minor currency units (credit).',
   })
   amount!: number;
-  @Field(() => String, { description: "The plan definition's unit metering type: `volume`, `time` or `credit`." })
+  @Field(() => String, {
+    description: "The plan definition's unit metering type: `volume`, `time` or `credit`.",
+  })
   unit!: string;
   @Field(() => String, { description: "The plan definition's name." })
   planName!: string;

@@ -203,8 +203,14 @@ export class RenewalConsumer {
       const applied = event;
       const outcome = await runInRequestScope(this.options.deadlineMs, () => this.apply(applied));
       this.databaseFailures = 0;
-      const facts = { ...fields, eventId: event.eventId, tenant: event.tenant, planId: event.subscriberPlanId };
-      if (outcome.status === 'duplicate') this.logger.info(facts, 'renewal event already applied; acknowledged');
+      const facts = {
+        ...fields,
+        eventId: event.eventId,
+        tenant: event.tenant,
+        planId: event.subscriberPlanId,
+      };
+      if (outcome.status === 'duplicate')
+        this.logger.info(facts, 'renewal event already applied; acknowledged');
       else
         this.logger.info(
           { ...facts, donationId: outcome.renewal.donation?.id ?? null },
@@ -226,7 +232,13 @@ export class RenewalConsumer {
       this.databaseFailures++;
       const wait = this.backoffMs(this.databaseFailures);
       this.logger.warn(
-        { ...fields, err, eventId: event?.eventId, database: databaseFailureOf(err) ?? null, retryInMs: Math.round(wait) },
+        {
+          ...fields,
+          err,
+          eventId: event?.eventId,
+          database: databaseFailureOf(err) ?? null,
+          retryInMs: Math.round(wait),
+        },
         'renewal event not applied (infrastructure failure); requeued after a backoff',
       );
       await this.sleep(wait);
@@ -267,7 +279,10 @@ export class RenewalConsumer {
         'renewal event dead-lettered',
       );
     } catch (err) {
-      this.logger.warn({ err, reason }, 'renewal event could not be dead-lettered; the broker will redeliver it');
+      this.logger.warn(
+        { err, reason },
+        'renewal event could not be dead-lettered; the broker will redeliver it',
+      );
     }
   }
 
@@ -276,7 +291,10 @@ export class RenewalConsumer {
     try {
       fn();
     } catch (err) {
-      this.logger.warn({ err }, 'renewal consumer: channel closed before the acknowledgement; the broker will redeliver');
+      this.logger.warn(
+        { err },
+        'renewal consumer: channel closed before the acknowledgement; the broker will redeliver',
+      );
     }
   }
 

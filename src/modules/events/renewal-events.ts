@@ -33,9 +33,7 @@ export const RENEWAL_ACTOR = 'sqs';
  * Unknown fields are ignored.
  */
 export const renewalEventSchema = z.object({
-  eventId: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
+  eventId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of A-Z a-z 0-9 . _ : -'),
   tenant: z.string().min(1).max(64),
   subscriberPlanId: z.union([
     z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
@@ -75,8 +73,7 @@ export function decodeRenewalEvent(body: Buffer): RenewalEvent {
 }
 
 /** What applying an event did: renewed the plan now, or nothing (already applied before). */
-export type RenewalEventOutcome =
-  { status: 'renewed'; renewal: RenewalOutcome } | { status: 'duplicate' };
+export type RenewalEventOutcome = { status: 'renewed'; renewal: RenewalOutcome } | { status: 'duplicate' };
 
 /**
  * Applies plan-renewal events exactly once per event id (issue 12 part 3; CONTRACT §5 renewal,
@@ -103,7 +100,10 @@ export class RenewalEventService {
     const tenant = await findTenantByName(this.db, event.tenant);
     if (!tenant) throw new RenewalRejectedError(`unknown tenant: ${event.tenant}`);
     // Internal change: the actor is the quota-sharing service (RENEWAL_ACTOR), not an API client.
-    const caller: PlanCaller & { actor: typeof RENEWAL_ACTOR } = { tenantId: tenant.id, actor: RENEWAL_ACTOR };
+    const caller: PlanCaller & { actor: typeof RENEWAL_ACTOR } = {
+      tenantId: tenant.id,
+      actor: RENEWAL_ACTOR,
+    };
     return lockingTransaction(this.db, async (trx) => {
       try {
         await trx('renewal_events').insert({
