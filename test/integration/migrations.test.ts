@@ -31,6 +31,8 @@ describe('migrations', () => {
       'allowances',
       'idempotency_keys',
       'login_failures',
+      'outbox_events',
+      'renewal_events',
     ];
     const all = [
       '20261122000100_foundation',
@@ -40,6 +42,8 @@ describe('migrations', () => {
       '20261122000500_idempotency',
       '20261123000100_galera_row_version',
       '20261123000100_login_failures',
+      '20261124000100_outbox',
+      '20261124000300_renewal_events',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);
