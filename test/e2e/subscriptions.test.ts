@@ -250,6 +250,40 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     expect(results[0].data!.balanceChanged).toMatchObject({ kind: 'adjustment', operationId: null });
   });
 
+  it('an event whose seq was taken before one already delivered (a later commit) is still delivered, once', async () => {
+    const s = subscribe(client(a, CRS_AUTH), BALANCE, { msisdn: SUBSCRIBER });
+    await subscribed(a, 1);
+    const tenant = await a.tdb.db('tenants').where({ name: 'acme' }).first();
+    const last = Number((await a.tdb.db('outbox_events').max({ m: 'seq' }).first())?.m ?? 0);
+    const row = (seq: number, amount: string) => ({
+      seq,
+      event_id: `01TESTGAP${String(seq).padStart(17, '0')}`,
+      tenant_id: tenant.id,
+      type: 'balance.adjusted',
+      subject: SUBSCRIBER,
+      payload: JSON.stringify({
+        msisdn: SUBSCRIBER,
+        amount,
+        balance: '1.00',
+        currency: 'EUR',
+        occurredAt: 1,
+      }),
+      created_at: 1,
+      published_at: null,
+    });
+    // seq last+2 commits first; last+1 (taken earlier by a slower transaction) commits later.
+    await a.tdb.db('outbox_events').insert(row(last + 2, '2.00'));
+    await s.waitFor(1);
+    await new Promise((r) => setTimeout(r, 200));
+    await a.tdb.db('outbox_events').insert(row(last + 1, '1.00'));
+    await s.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(s.results.map((r) => (r.data!.balanceChanged as { amount: string }).amount)).toEqual([
+      '2.00',
+      '1.00',
+    ]);
+  });
+
   it('needs the permission of the corresponding query: FORBIDDEN without it', async () => {
     const noRating = subscribe(client(a, SQS_AUTH), BALANCE, { msisdn: SUBSCRIBER });
     const noSharing = subscribe(client(a, CRS_AUTH), QUOTA, { msisdn: R(0) });

@@ -1,7 +1,13 @@
 import { Knex } from 'knex';
 import { runInRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
-import { OutboxEvent, lastEventSeq, listEventsAfter } from './outbox.store';
+import {
+  OutboxEvent,
+  lastEventSeq,
+  listEventsAfter,
+  outboxEventOf,
+  selectOutboxEvents,
+} from './outbox.store';
 
 /** Which events one subscription receives: one tenant's events of some types about one subject. */
 export interface FeedFilter {
@@ -26,6 +32,8 @@ export const MAX_UNREAD_EVENTS = 1000;
 const GAP_WAIT_MS = 10_000;
 /** Gaps wider than this many seqs are not waited for (an AUTO_INCREMENT jump, not a transaction in flight). */
 const MAX_GAP = 1000;
+/** Missing seqs waited for at once; past it the oldest are given up (bounds memory and the gap query). */
+const MAX_GAPS = 5000;
 /** Deadline of one outbox read (bounds its statement), ms. */
 const READ_DEADLINE_MS = 2000;
 
@@ -40,17 +48,20 @@ interface Subscriber {
  * reads new outbox events (`listEventsAfter`) every `pollMs` while at least one subscription is
  * open, and hands each event to the subscriptions whose {@link FeedFilter} it matches. Because it
  * reads the shared database, every gateway sees every committed event, whichever gateway made
- * the change. A subscription sees the events committed after it started, in `seq` order, each
- * once. The poller stops when the last subscription ends; a database failure is logged and the
- * read retried at the next tick (subscriptions stay open).
+ * the change. A subscription sees the events committed after it started, each once, in commit
+ * order per subject. The poller stops when the last subscription ends; a database failure is
+ * logged and the read retried at the next tick with a backoff (subscriptions stay open).
+ *
+ * Seqs are taken at insert time, so on MariaDB a transaction can commit a lower seq after a
+ * higher one was read. Each read therefore asks for the seqs above the highest seen and, again,
+ * for the seqs it skipped (gaps), for up to {@link GAP_WAIT_MS}: a late commit is delivered when it
+ * shows up (after the events committed before it), a rollback's or Galera's stride's gap expires.
  */
 export class EventFeed {
   private readonly subscribers = new Set<Subscriber>();
-  /** Every seq up to and including `cursor` has been delivered or given up on. */
+  /** The highest seq read (delivered, or the outbox's last when the poller started). */
   private cursor: number | undefined;
-  /** Seqs above the cursor already delivered. */
-  private readonly delivered = new Set<number>();
-  /** Seqs above the cursor not seen yet, with when they were first missed (ms). */
+  /** Seqs below the cursor not seen yet, with when they were first missed (ms), oldest first. */
   private readonly gaps = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private inflightPoll: Promise<void> | undefined;
@@ -109,7 +120,6 @@ export class EventFeed {
       try {
         const seq = await runInRequestScope(READ_DEADLINE_MS, () => lastEventSeq(this.db));
         this.cursor = seq;
-        this.delivered.clear();
         this.gaps.clear();
         this.schedule();
       } finally {
@@ -140,62 +150,56 @@ export class EventFeed {
     this.cursor = undefined;
   }
 
-  /** One read of the outbox from the cursor, delivering what it finds. */
+  /** One read of the outbox above the cursor and of the gaps, delivering what it finds. */
   private async poll(): Promise<void> {
     if (this.cursor === undefined || this.subscribers.size === 0) return;
     try {
       for (;;) {
-        const from: number = this.cursor!;
+        const from: number = this.cursor;
         const events = await runInRequestScope(READ_DEADLINE_MS, () =>
           listEventsAfter(this.db, { afterSeq: from, limit: PAGE }),
         );
-        this.absorb(events);
-        this.failures = 0;
-        // A full page whose events were all new: read on; otherwise wait for the next tick.
-        if (events.length < PAGE || this.cursor === from) break;
+        for (const event of events) {
+          if (event.seq - this.cursor - 1 <= MAX_GAP)
+            for (let s = this.cursor + 1; s < event.seq; s++) this.gaps.set(s, Date.now());
+          this.cursor = event.seq;
+          this.deliver(event);
+        }
+        if (events.length < PAGE) break;
       }
+      await this.readGaps();
+      this.failures = 0;
     } catch (err) {
       this.failures = Math.min(this.failures + 1, 6);
       this.logger.warn({ err }, 'subscription feed: outbox read failed; retrying');
     }
   }
 
-  /** Delivers the events not delivered yet and advances the cursor past what is settled. */
-  private absorb(events: readonly OutboxEvent[]): void {
+  /** Gives up expired gaps, then delivers the gap seqs committed since. */
+  private async readGaps(): Promise<void> {
     const now = Date.now();
-    let expected = this.cursor! + 1;
-    for (const event of events) {
-      if (event.seq > expected && event.seq - expected <= MAX_GAP)
-        for (let s = expected; s < event.seq; s++)
-          if (!this.delivered.has(s) && !this.gaps.has(s)) this.gaps.set(s, now);
-      expected = event.seq + 1;
-      this.gaps.delete(event.seq);
-      if (this.delivered.has(event.seq)) continue;
-      this.delivered.add(event.seq);
-      for (const s of this.subscribers) {
-        const f = s.filter;
-        if (f.tenantId === event.tenantId && f.subject === event.subject && f.types.includes(event.type))
-          s.deliver(event);
-      }
+    for (const [seq, since] of this.gaps) {
+      if (now - since < GAP_WAIT_MS && this.gaps.size <= MAX_GAPS) break;
+      this.gaps.delete(seq);
     }
-    // Move the cursor over delivered seqs and gaps waited for long enough.
-    for (;;) {
-      const next = this.cursor! + 1;
-      if (this.delivered.delete(next)) this.cursor = next;
-      else if (this.gaps.has(next) && now - this.gaps.get(next)! >= GAP_WAIT_MS) {
-        this.gaps.delete(next);
-        this.cursor = next;
-      } else if (!this.gaps.has(next) && this.delivered.size > 0 && this.lowestDelivered() > next) {
-        // An unwaited hole (wider than MAX_GAP): skip to the next delivered seq.
-        this.cursor = this.lowestDelivered() - 1;
-      } else break;
+    if (this.gaps.size === 0) return;
+    const seqs = [...this.gaps.keys()];
+    const rows = (await runInRequestScope(READ_DEADLINE_MS, () =>
+      selectOutboxEvents(this.db).whereIn('e.seq', seqs).orderBy('e.seq', 'asc'),
+    )) as Parameters<typeof outboxEventOf>[0][];
+    for (const row of rows) {
+      const event = outboxEventOf(row);
+      if (this.gaps.delete(event.seq)) this.deliver(event);
     }
   }
 
-  private lowestDelivered(): number {
-    let min = Infinity;
-    for (const s of this.delivered) if (s < min) min = s;
-    return min;
+  /** Hands `event` to every subscription whose filter it matches. */
+  private deliver(event: OutboxEvent): void {
+    for (const s of this.subscribers) {
+      const f = s.filter;
+      if (f.tenantId === event.tenantId && f.subject === event.subject && f.types.includes(event.type))
+        s.deliver(event);
+    }
   }
 }
 

@@ -179,7 +179,15 @@ export class RenewalConsumer {
     const { consumerTag } = await channel.consume(
       cfg.renewalQueue,
       (msg) => {
-        if (!msg) return; // cancelled by the broker (queue deleted): the close handler reconnects
+        if (!msg) {
+          // Cancelled by the broker (the queue was deleted): reconnect, which declares it again.
+          this.logger.warn(
+            { queue: cfg.renewalQueue },
+            'renewal consumer cancelled by the broker; reconnecting',
+          );
+          connection.close().catch(() => undefined);
+          return;
+        }
         const done = this.handle(channel, msg).finally(() => this.inflight.delete(done));
         this.inflight.add(done);
       },
