@@ -177,7 +177,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const amqpUrl = config.amqp.url;
   const renewals = amqpUrl
     ? new RenewalConsumer(
-        { amqp: { ...config.amqp, url: amqpUrl }, deadlineMs: config.requestTimeoutMs },
+        {
+          amqp: { ...config.amqp, url: amqpUrl },
+          deadlineMs: config.requestTimeoutMs,
+          onOutcome: (outcome) => metrics.renewalEvents.inc({ outcome }),
+        },
         (event) => renewalEvents.apply(event),
         logger,
       )

@@ -174,6 +174,19 @@ describe('renewal consumer: two instances on one queue', () => {
     const row = await db('renewal_events').where({ event_id: e.eventId }).first();
     expect([Number(row.subscriber_plan_id), Number(row.renewed_at)]).toEqual([PLAN.credit, e.renewedAt]);
     expect(row.donation_id).toEqual(expect.any(String));
+    // Counted on /metrics of the two instances (the first events of this file).
+    const count = async (outcome: string) => {
+      let sum = 0;
+      for (const app of [a, b]) {
+        const text = (await app.request('GET', '/metrics')).text;
+        const m = new RegExp(`^renewal_events_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text);
+        sum += Number(m?.[1]);
+      }
+      return sum;
+    };
+    expect([await count('renewed'), await count('duplicate'), await count('dead_lettered')]).toEqual([
+      1, 5, 0,
+    ]);
     // Nothing left on the queue, nothing dead-lettered.
     const q = await broker.channel.checkQueue(n.queue);
     expect(q.messageCount).toBe(0);

@@ -3,6 +3,7 @@ import { AmqpConfig } from '../../config';
 import { databaseFailureOf } from '../../db/knex';
 import { runInRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
+import type { RenewalDeliveryOutcome } from '../../metrics';
 import {
   RENEWAL_BINDING_KEY,
   RenewalEventOutcome,
@@ -41,6 +42,8 @@ export interface RenewalConsumerOptions {
   /** Deadline of one renewal (its database statements are bounded by it), ms. */
   deadlineMs: number;
   backoff?: ConsumerBackoff;
+  /** Called once per delivery handled, with what was done (the `renewal_events_total` metric). */
+  onOutcome?: (outcome: RenewalDeliveryOutcome) => void;
 }
 
 /**
@@ -232,6 +235,7 @@ export class RenewalConsumer {
         await new Promise((r) => setTimeout(r, this.options.amqp.testAckDelayMs));
       }
       this.settle(() => channel.ack(msg));
+      this.options.onOutcome?.(outcome.status === 'duplicate' ? 'duplicate' : 'renewed');
     } catch (err) {
       if (err instanceof RenewalRejectedError) {
         await this.deadLetter(channel, msg, err.message, event);
@@ -251,6 +255,7 @@ export class RenewalConsumer {
       );
       await this.sleep(wait);
       this.settle(() => channel.nack(msg, false, true));
+      this.options.onOutcome?.('requeued');
     }
   }
 
@@ -282,6 +287,7 @@ export class RenewalConsumer {
       });
       await channel.waitForConfirms();
       channel.ack(msg);
+      this.options.onOutcome?.('dead_lettered');
       this.logger.warn(
         { reason, eventId: event?.eventId, routingKey: msg.fields.routingKey, deadLetterQueue: dead },
         'renewal event dead-lettered',
