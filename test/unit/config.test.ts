@@ -21,6 +21,46 @@ describe('loadConfig (CONTRACT §8)', () => {
     ).toEqual({ maxFailuresPerUsername: 0, maxFailuresPerAddress: 7, windowSeconds: 30 });
   });
 
+  it('reads the AMQP and subscription settings (issue 12), refusing bad values by name', () => {
+    expect(loadConfig({})).toMatchObject({
+      amqp: {
+        url: null,
+        exchange: 'subscriber-gateway',
+        renewalQueue: 'subscriber-gateway.plan-renewals',
+        renewalPrefetch: 8,
+        testAckDelayMs: 0,
+      },
+      subscriptionPollMs: 200,
+    });
+    expect(
+      loadConfig({
+        AMQP_URL: 'amqp://u:p@broker:5672/vh',
+        AMQP_EXCHANGE: 'events',
+        AMQP_RENEWAL_QUEUE: 'gw.renewals',
+        AMQP_RENEWAL_PREFETCH: '2',
+        SUBSCRIPTION_POLL_MS: '50',
+      }),
+    ).toMatchObject({
+      amqp: {
+        url: 'amqp://u:p@broker:5672/vh',
+        exchange: 'events',
+        renewalQueue: 'gw.renewals',
+        renewalPrefetch: 2,
+      },
+      subscriptionPollMs: 50,
+    });
+    for (const [name, value] of [
+      ['AMQP_URL', 'http://broker'],
+      ['AMQP_EXCHANGE', 'amq.topic'],
+      ['AMQP_RENEWAL_QUEUE', 'has space'],
+      ['AMQP_RENEWAL_PREFETCH', '0'],
+      ['SUBSCRIPTION_POLL_MS', '1'],
+    ])
+      expect(() => loadConfig({ [name]: value })).toThrow(
+        new RegExp(`^invalid configuration:\\n  ${name}: `),
+      );
+  });
+
   it('turns the sandbox off by default in production', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).graphqlSandbox).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_SANDBOX: 'true' }).graphqlSandbox).toBe(true);
