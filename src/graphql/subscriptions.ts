@@ -66,6 +66,16 @@ function param(
 }
 
 /**
+ * The client's address for the failed-login throttle, as Koa's `ctx.ip` gives it over HTTP: the
+ * first `x-forwarded-for` entry when TRUST_PROXY is on, else the socket's peer.
+ */
+function clientAddress(request: http.IncomingMessage, trustProxy: boolean): string | undefined {
+  const forwarded = request.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return trustProxy && first ? first : request.socket.remoteAddress;
+}
+
+/**
  * GraphQL subscriptions over the graphql-ws protocol (`graphql-transport-ws`) on the HTTP
  * server's `/graphql` path, beside Apollo's HTTP endpoint (issue 12 part 6; README
  * "Subscriptions"). The same schema; only subscription operations are accepted (queries and
@@ -95,7 +105,7 @@ export function startSubscriptionServer(
         const authorization = param(params, 'authorization', 'Authorization', 'authorisation');
         let auth: AuthResult;
         try {
-          auth = await deps.authenticate({ authorization }, ctx.extra.request.socket.remoteAddress);
+          auth = await deps.authenticate({ authorization }, clientAddress(ctx.extra.request, config.trustProxy));
         } catch (err) {
           if (err instanceof TooManyRequestsError) {
             ctx.extra.socket.close(4429, 'Too many failed logins');
