@@ -105,7 +105,10 @@ export function startSubscriptionServer(
         const authorization = param(params, 'authorization', 'Authorization', 'authorisation');
         let auth: AuthResult;
         try {
-          auth = await deps.authenticate({ authorization }, clientAddress(ctx.extra.request, config.trustProxy));
+          auth = await deps.authenticate(
+            { authorization },
+            clientAddress(ctx.extra.request, config.trustProxy),
+          );
         } catch (err) {
           if (err instanceof TooManyRequestsError) {
             ctx.extra.socket.close(4429, 'Too many failed logins');
