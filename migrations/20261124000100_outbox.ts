@@ -14,6 +14,9 @@ import { Knex } from 'knex';
  * - `payload`: the event's JSON document.
  * - `created_at` / `published_at`: epoch milliseconds; `published_at` is null until the broker
  *   confirmed the message.
+ *
+ * `outbox_relay_lease`: the single row (`name` = `relay`) naming the gateway instance that relays
+ * the outbox to RabbitMQ now, and until when (epoch ms).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('outbox_events', (t) => {
@@ -28,8 +31,18 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['published_at', 'seq']);
     t.index(['tenant_id', 'seq']);
   });
+  // The relay lease (issue 12 part 2): one row; the instance named in `holder` relays until
+  // `expires_at` (epoch ms) and renews it before every batch, so one relay at a time publishes
+  // and order per subject holds across instances.
+  await knex.schema.createTable('outbox_relay_lease', (t) => {
+    t.string('name', 32).primary();
+    t.string('holder', 64);
+    t.bigInteger('expires_at').notNullable();
+  });
+  await knex('outbox_relay_lease').insert({ name: 'relay', holder: null, expires_at: 0 });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('outbox_relay_lease');
   await knex.schema.dropTableIfExists('outbox_events');
 }

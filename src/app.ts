@@ -24,6 +24,7 @@ import { Clock, systemClock } from './lib/clock';
 import { runInRequestScope } from './lib/request-scope';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
 import { createMetrics, instrumentServices } from './metrics';
+import { OutboxRelay } from './modules/events/relay';
 import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
@@ -60,6 +61,8 @@ export interface GatewayApp {
    * promise resolves true once no request is in flight, or false after `timeoutMs`.
    */
   drain(timeoutMs: number): Promise<boolean>;
+  /** The outbox relay to RabbitMQ (issue 12 part 2), running; null without AMQP_URL. */
+  relay: OutboxRelay | null;
   /**
    * The plan-renewal consumer (issue 12 part 3), running when AMQP_URL is set; null otherwise.
    */
@@ -75,7 +78,7 @@ export interface GatewayApp {
    * `close`, and called first on graceful shutdown.
    */
   stopBackground(): Promise<void>;
-  /** Stops the background work and Apollo (the database is the caller's). */
+  /** Stops the background work, the outbox relay and Apollo (the database is the caller's). */
   close(): Promise<void>;
 }
 
@@ -102,7 +105,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const services = createServices(db, config, clock, logger);
-  const metrics = createMetrics(db);
+  const metrics = createMetrics(db, clock);
   metrics.registry.registerMetric(transactionRetries);
   instrumentServices(services, metrics);
   const authenticator = new Authenticator(db, config.loginThrottle, clock);
@@ -115,6 +118,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   };
   const schema = await gatewaySchema();
+  const { amqpUrl } = config.events;
+  const relay = amqpUrl
+    ? new OutboxRelay(db, clock, { ...config.events, amqpUrl }, logger, metrics.outbox)
+    : null;
 
   const makeContext = async (ctx: Context): Promise<GatewayContext> => {
     ctx.state.auth ??= await authenticate(ctx.headers, ctx.ip);
@@ -174,11 +181,12 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   await apollo.start();
 
   const renewalEvents = new RenewalEventService(db, services.sharing.renewalService, clock);
-  const amqpUrl = config.amqp.url;
   const renewals = amqpUrl
     ? new RenewalConsumer(
         {
-          amqp: { ...config.amqp, url: amqpUrl },
+          url: amqpUrl,
+          exchange: config.events.exchange,
+          renewals: config.renewals,
           deadlineMs: config.requestTimeoutMs,
           onOutcome: (outcome) => metrics.renewalEvents.inc({ outcome }),
         },
@@ -370,6 +378,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
+  // Relays committed outbox events to RabbitMQ in the background until close().
+  relay?.start();
   return {
     koa,
     services,
@@ -402,8 +412,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       return subscriptions;
     },
     stopBackground,
+    relay,
     close: async () => {
       await stopBackground();
+      await relay?.stop();
       await apollo.stop();
     },
   };

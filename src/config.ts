@@ -56,8 +56,10 @@ export interface Config {
   db: DbLimits;
   /** Brute-force throttling of failed logins (AUTH_* variables; issue 13 part 5). */
   loginThrottle: LoginThrottleLimits;
-  /** RabbitMQ (issue 12): the broker, the events exchange and the plan-renewal consumer. */
-  amqp: AmqpConfig;
+  /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
+  events: EventsConfig;
+  /** The plan-renewal consumer (issue 12 part 3), on the broker and exchange of `events`. */
+  renewals: RenewalsConfig;
   /**
    * How often the GraphQL subscription feed reads new outbox events while at least one
    * subscription is open, ms (`SUBSCRIPTION_POLL_MS`, default 200; issue 12 part 6).
@@ -65,19 +67,27 @@ export interface Config {
   subscriptionPollMs: number;
 }
 
-/** The RabbitMQ settings (AMQP_* variables; issue 12 parts 2 and 3; README "Configuration"). */
-export interface AmqpConfig {
-  /**
-   * Broker URL, `amqp://user:pass@host:port/vhost` or `amqps://…` (`AMQP_URL`); null (unset): no
-   * broker is used, the renewal consumer does not run.
-   */
-  url: string | null;
-  /** The topic exchange events are published to and renewals consumed from (`AMQP_EXCHANGE`, default `subscriber-gateway`). */
+/**
+ * The outbox relay (issue 12 part 2; README "Events"). Without `amqpUrl` the outbox is still
+ * written and readable, and nothing is published.
+ */
+export interface EventsConfig {
+  /** `AMQP_URL`: `amqp://user:pass@host:port[/vhost]` (or `amqps://`); null: no relay. */
+  amqpUrl: string | null;
+  /** `AMQP_EXCHANGE`: the durable topic exchange events are published to (default `subscriber-gateway`). */
   exchange: string;
-  /** The durable plan-renewal queue (`AMQP_RENEWAL_QUEUE`, default `subscriber-gateway.plan-renewals`); its dead-letter queue is `<queue>.dead`. */
-  renewalQueue: string;
+  /** `AMQP_TIMEOUT_MS`: deadline of connecting to the broker and of each batch's publisher confirms, ms (default 5000). */
+  timeoutMs: number;
+  /** `OUTBOX_POLL_INTERVAL_MS`: how often an idle relay looks for new events, ms (default 200). */
+  pollIntervalMs: number;
+}
+
+/** The plan-renewal consumer (AMQP_RENEWAL_* variables; issue 12 part 3; README "Plan-renewal events"); it runs when `events.amqpUrl` is set. */
+export interface RenewalsConfig {
+  /** The durable plan-renewal queue (`AMQP_RENEWAL_QUEUE`, default `subscriber-gateway.plan-renewals`), bound to `events.exchange`; its dead-letter queue is `<queue>.dead`. */
+  queue: string;
   /** Unacknowledged renewal events one gateway holds at once (`AMQP_RENEWAL_PREFETCH`, default 8). */
-  renewalPrefetch: number;
+  prefetch: number;
   /**
    * Test only (`TEST_RENEWAL_ACK_DELAY_MS`, default 0): milliseconds the consumer waits between a
    * renewal's commit and its acknowledgement, so a test can kill the process in between. Never
@@ -122,7 +132,7 @@ const databaseUrl = z
     'must be sqlite:<path>, sqlite::memory: or mysql://user:pass@host:port/database',
   );
 
-/** An exchange or queue name: 1-200 printable characters, not `amq.` (reserved by the broker). */
+/** A queue name: 1-200 printable characters, not `amq.` (reserved by the broker). */
 const amqpName = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'must be 1-200 characters of A-Z a-z 0-9 . _ : -')
@@ -166,9 +176,14 @@ const schema = z.object({
   AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
   AMQP_URL: z
     .string()
-    .refine((v) => /^amqps?:\/\/[^/]+/.test(v), 'must be amqp://user:pass@host:port/vhost or amqps://...')
+    .refine((v) => /^amqps?:\/\/[^/\s]+/.test(v), 'must be amqp://user:pass@host:port[/vhost] or amqps://…')
     .optional(),
-  AMQP_EXCHANGE: amqpName.default('subscriber-gateway'),
+  AMQP_EXCHANGE: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,255}$/, 'must be 1-255 letters, digits, dots, dashes, underscores or colons')
+    .default('subscriber-gateway'),
+  AMQP_TIMEOUT_MS: int(100, 600_000).default(5000),
+  OUTBOX_POLL_INTERVAL_MS: int(10, 60_000).default(200),
   AMQP_RENEWAL_QUEUE: amqpName.default('subscriber-gateway.plan-renewals'),
   AMQP_RENEWAL_PREFETCH: int(1, 1000).default(8),
   TEST_RENEWAL_ACK_DELAY_MS: int(0, 600_000).default(0),
@@ -228,11 +243,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: e.AUTH_WINDOW_SECONDS,
     },
-    amqp: {
-      url: e.AMQP_URL ?? null,
+    events: {
+      amqpUrl: e.AMQP_URL ?? null,
       exchange: e.AMQP_EXCHANGE,
-      renewalQueue: e.AMQP_RENEWAL_QUEUE,
-      renewalPrefetch: e.AMQP_RENEWAL_PREFETCH,
+      timeoutMs: e.AMQP_TIMEOUT_MS,
+      pollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
+    },
+    renewals: {
+      queue: e.AMQP_RENEWAL_QUEUE,
+      prefetch: e.AMQP_RENEWAL_PREFETCH,
       testAckDelayMs: e.TEST_RENEWAL_ACK_DELAY_MS,
     },
     subscriptionPollMs: e.SUBSCRIPTION_POLL_MS,

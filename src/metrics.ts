@@ -1,6 +1,9 @@
 import { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { domainErrorOf } from './errors';
+import { Clock, systemClock } from './lib/clock';
+import { outboxBacklog } from './modules/events/outbox.store';
+import { RelayMetrics } from './modules/events/relay';
 import { Services } from './services';
 
 /**
@@ -31,11 +34,21 @@ export interface GatewayMetrics {
   /** `login_attempts_throttled_total`: attempts refused with 429 for too many failed logins. */
   loginsThrottled: Counter;
   /**
+   * The outbox relay's counters (issue 12 part 2): `outbox_events_published_total`,
+   * `outbox_publish_failures_total`, `outbox_relay_active`. The backlog gauges
+   * (`outbox_unpublished_events`, `outbox_oldest_unpublished_age_seconds`) are read from the
+   * database at scrape time, with or without a relay.
+   */
+  outbox: RelayMetrics;
+  /**
    * `renewal_events_total{outcome}`: plan-renewal deliveries handled by the consumer (issue 12
    * part 3), `outcome` one of {@link RENEWAL_OUTCOMES}.
    */
   renewalEvents: Counter<'outcome'>;
 }
+
+/** Longest a scrape waits for the outbox backlog query, ms; past it the gauges keep their last values. */
+export const BACKLOG_SCRAPE_TIMEOUT_MS = 500;
 
 /**
  * What the renewal consumer did with a delivery: `renewed`, `duplicate` (event id already
@@ -58,7 +71,7 @@ interface TarnPool {
  * `db`'s connection pool read at scrape time (`db_pool_connections{state="used"|"free"}`,
  * `db_pool_pending_acquires`; 0 while the pool does not exist).
  */
-export function createMetrics(db: Knex): GatewayMetrics {
+export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -81,6 +94,50 @@ export function createMetrics(db: Knex): GatewayMetrics {
     registers,
     collect() {
       this.set(pool()?.numPendingAcquires() ?? 0);
+    },
+  });
+
+  // Both backlog gauges from one query per scrape (the first gauge collected runs it).
+  let backlog: Promise<void> | undefined;
+  const last = { count: 0, ageSeconds: 0 };
+  const readBacklog = () => {
+    backlog ??= (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const b = await Promise.race([
+          outboxBacklog(db),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('backlog query timed out')), BACKLOG_SCRAPE_TIMEOUT_MS);
+          }),
+        ]);
+        last.count = b.count;
+        last.ageSeconds =
+          b.oldestCreatedAtMs === null ? 0 : Math.max(0, (clock.nowMs() - b.oldestCreatedAtMs) / 1000);
+      } catch {
+        // The database is down or slow: the last values stand (db_pool_* tell why).
+      } finally {
+        clearTimeout(timer);
+        setImmediate(() => (backlog = undefined));
+      }
+    })();
+    return backlog;
+  };
+  new Gauge({
+    name: 'outbox_unpublished_events',
+    help: 'Outbox events committed but not yet confirmed by the broker (the relay backlog; grows while the broker is down or AMQP_URL is unset)',
+    registers,
+    async collect() {
+      await readBacklog();
+      this.set(last.count);
+    },
+  });
+  new Gauge({
+    name: 'outbox_oldest_unpublished_age_seconds',
+    help: 'Age of the oldest unpublished outbox event, seconds (0 when none waits)',
+    registers,
+    async collect() {
+      await readBacklog();
+      this.set(last.ageSeconds);
     },
   });
 
@@ -142,6 +199,23 @@ export function createMetrics(db: Knex): GatewayMetrics {
       labelNames: ['outcome'],
       registers,
     }),
+    outbox: {
+      published: new Counter({
+        name: 'outbox_events_published_total',
+        help: 'Outbox events this instance published and the broker confirmed',
+        registers,
+      }),
+      failures: new Counter({
+        name: 'outbox_publish_failures_total',
+        help: 'Relay rounds that failed (broker unreachable, nack, confirm timeout, or database error); each is retried after a backoff',
+        registers,
+      }),
+      active: new Gauge({
+        name: 'outbox_relay_active',
+        help: '1 while this instance holds the relay lease and publishes the outbox, else 0',
+        registers,
+      }),
+    },
   };
   for (const outcome of RENEWAL_OUTCOMES) metrics.renewalEvents.inc({ outcome }, 0);
   // Both outcomes exist from the start, so rate() and ratios work before the first of each.

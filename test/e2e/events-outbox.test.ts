@@ -1,6 +1,7 @@
 import { listEventsAfter } from '../../src/modules/events/outbox.store';
 import { TestApp, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
+import { withFailingBalanceWrites, withTableMissing } from '../helpers/faults';
 
 /** Issue 12 part 1: events are written in the change's own transaction, only for committed changes. */
 describe('outbox events of charging (issue 12 part 1)', () => {
@@ -76,6 +77,28 @@ describe('outbox events of charging (issue 12 part 1)', () => {
         .returnCode,
     ).toBe(2001);
     expect((await call('/crs-api/processRefund', ratingBody())).json().returnCode).toBe(4001);
+    expect(await fresh()).toHaveLength(0);
+  });
+
+  it('the event and the change commit together: no event without the change, no change without the event', async () => {
+    await fresh();
+    const db = app.tdb.db;
+    const balance = async () =>
+      String((await db('subscribers').where({ msisdn: '353871234567' }).first()).balance_micros);
+    const before = await balance();
+    const ledger = async () => Number((await db('charges').count({ n: '*' }))[0].n);
+    const rows = await ledger();
+    // The balance write fails: nothing charged, no event.
+    await withFailingBalanceWrites(db, app.tdb.dialect, async () =>
+      expect((await call('/crs-api/processRating', ratingBody())).json().returnCode).toBe(4000),
+    );
+    expect(await fresh()).toHaveLength(0);
+    // The event cannot be written (after the balance and ledger writes): the whole charge rolls back.
+    await withTableMissing(db, 'outbox_events', async () =>
+      expect((await call('/crs-api/processRating', ratingBody())).json().returnCode).not.toBe(0),
+    );
+    expect(await balance()).toBe(before);
+    expect(await ledger()).toBe(rows);
     expect(await fresh()).toHaveLength(0);
   });
 

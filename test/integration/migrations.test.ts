@@ -32,6 +32,7 @@ describe('migrations', () => {
       'idempotency_keys',
       'login_failures',
       'outbox_events',
+      'outbox_relay_lease',
       'renewal_events',
     ];
     const all = [

@@ -21,15 +21,34 @@ describe('loadConfig (CONTRACT §8)', () => {
     ).toEqual({ maxFailuresPerUsername: 0, maxFailuresPerAddress: 7, windowSeconds: 30 });
   });
 
-  it('reads the AMQP and subscription settings (issue 12), refusing bad values by name', () => {
+  it('reads the event relay settings (issue 12 part 2): no relay without AMQP_URL', () => {
+    expect(loadConfig({}).events).toEqual({
+      amqpUrl: null,
+      exchange: 'subscriber-gateway',
+      timeoutMs: 5000,
+      pollIntervalMs: 200,
+    });
+    expect(
+      loadConfig({
+        AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
+        AMQP_EXCHANGE: 'events.acme',
+        AMQP_TIMEOUT_MS: '1500',
+        OUTBOX_POLL_INTERVAL_MS: '50',
+      }).events,
+    ).toEqual({
+      amqpUrl: 'amqp://guest:guest@127.0.0.1:5672',
+      exchange: 'events.acme',
+      timeoutMs: 1500,
+      pollIntervalMs: 50,
+    });
+    expect(() => loadConfig({ AMQP_URL: 'http://127.0.0.1:5672' })).toThrow(/AMQP_URL/);
+    expect(() => loadConfig({ AMQP_EXCHANGE: 'has space' })).toThrow(/AMQP_EXCHANGE/);
+    expect(() => loadConfig({ AMQP_TIMEOUT_MS: '0' })).toThrow(/AMQP_TIMEOUT_MS/);
+  });
+
+  it('reads the renewal consumer and subscription settings (issue 12 parts 3 and 6), refusing bad values by name', () => {
     expect(loadConfig({})).toMatchObject({
-      amqp: {
-        url: null,
-        exchange: 'subscriber-gateway',
-        renewalQueue: 'subscriber-gateway.plan-renewals',
-        renewalPrefetch: 8,
-        testAckDelayMs: 0,
-      },
+      renewals: { queue: 'subscriber-gateway.plan-renewals', prefetch: 8, testAckDelayMs: 0 },
       subscriptionPollMs: 200,
     });
     expect(
@@ -41,17 +60,13 @@ describe('loadConfig (CONTRACT §8)', () => {
         SUBSCRIPTION_POLL_MS: '50',
       }),
     ).toMatchObject({
-      amqp: {
-        url: 'amqp://u:p@broker:5672/vh',
-        exchange: 'events',
-        renewalQueue: 'gw.renewals',
-        renewalPrefetch: 2,
-      },
+      events: { amqpUrl: 'amqp://u:p@broker:5672/vh', exchange: 'events' },
+      renewals: { queue: 'gw.renewals', prefetch: 2 },
       subscriptionPollMs: 50,
     });
     for (const [name, value] of [
       ['AMQP_URL', 'http://broker'],
-      ['AMQP_EXCHANGE', 'amq.topic'],
+      ['AMQP_RENEWAL_QUEUE', 'amq.renewals'],
       ['AMQP_RENEWAL_QUEUE', 'has space'],
       ['AMQP_RENEWAL_PREFETCH', '0'],
       ['SUBSCRIPTION_POLL_MS', '1'],

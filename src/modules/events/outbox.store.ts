@@ -145,3 +145,63 @@ export async function lastEventSeq(db: Knex): Promise<number> {
     { seq: number | string | null } | undefined;
   return Number(row?.seq ?? 0);
 }
+
+/* The relay's reads and writes (issue 12 part 2; see relay.ts). */
+
+/**
+ * The oldest unpublished events, in `seq` order, at most `limit`. Order per subject follows
+ * `seq` (see the migration), so publishing them in this order keeps it.
+ */
+export async function listUnpublished(db: Knex, limit: number): Promise<OutboxEvent[]> {
+  const rows = (await selectOutboxEvents(db)
+    .whereNull('e.published_at')
+    .orderBy('e.seq', 'asc')
+    .limit(Math.max(1, limit))) as OutboxRow[];
+  return rows.map(outboxEventOf);
+}
+
+/**
+ * Marks events published at `nowMs` (epoch ms), once the broker confirmed them. Rows already
+ * marked keep their first time. Returns how many rows it marked.
+ */
+export async function markPublished(db: Knex, seqs: readonly number[], nowMs: number): Promise<number> {
+  if (seqs.length === 0) return 0;
+  return db('outbox_events').whereIn('seq', seqs).whereNull('published_at').update({ published_at: nowMs });
+}
+
+/** The unpublished backlog: how many events wait, and when the oldest was recorded (epoch ms; null when none). */
+export async function outboxBacklog(db: Knex): Promise<{ count: number; oldestCreatedAtMs: number | null }> {
+  const row = (await db('outbox_events')
+    .whereNull('published_at')
+    .count({ n: '*' })
+    .min({ oldest: 'created_at' })
+    .first()) as { n: number | string; oldest: number | string | null } | undefined;
+  return {
+    count: Number(row?.n ?? 0),
+    oldestCreatedAtMs: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+  };
+}
+
+/**
+ * Claims or renews the relay lease for `holder` until `nowMs + leaseMs`: succeeds when the lease
+ * is `holder`'s already or has expired. One conditional UPDATE, atomic on SQLite and MySQL, and a
+ * row write, so on Galera two nodes claiming at once conflict at certification (the loser's error
+ * counts as not claimed). Returns true when `holder` holds the lease now.
+ */
+export async function claimRelayLease(
+  db: Knex,
+  holder: string,
+  nowMs: number,
+  leaseMs: number,
+): Promise<boolean> {
+  const claimed = await db('outbox_relay_lease')
+    .where({ name: 'relay' })
+    .andWhere((q) => q.where('holder', holder).orWhere('expires_at', '<', nowMs))
+    .update({ holder, expires_at: nowMs + leaseMs });
+  return claimed === 1;
+}
+
+/** Gives the lease up (graceful shutdown) so another instance takes over at once. */
+export async function releaseRelayLease(db: Knex, holder: string): Promise<void> {
+  await db('outbox_relay_lease').where({ name: 'relay', holder }).update({ holder: null, expires_at: 0 });
+}

@@ -1,5 +1,5 @@
 import amqp, { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
-import { AmqpConfig } from '../../config';
+import { RenewalsConfig } from '../../config';
 import { databaseFailureOf } from '../../db/knex';
 import { runInRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
@@ -38,7 +38,12 @@ const HEARTBEAT_SECONDS = 10;
 
 /** Options of {@link RenewalConsumer}. */
 export interface RenewalConsumerOptions {
-  amqp: AmqpConfig & { url: string };
+  /** The broker (`AMQP_URL`). */
+  url: string;
+  /** The topic exchange the queue is bound to (`AMQP_EXCHANGE`). */
+  exchange: string;
+  /** Queue, prefetch and the test-only ack delay (AMQP_RENEWAL_* variables). */
+  renewals: RenewalsConfig;
   /** Deadline of one renewal (its database statements are bounded by it), ms. */
   deadlineMs: number;
   backoff?: ConsumerBackoff;
@@ -118,7 +123,7 @@ export class RenewalConsumer {
     clearTimeout(timer);
     await this.connection?.close().catch(() => undefined);
     await this.running;
-    this.logger.info({ queue: this.options.amqp.renewalQueue }, 'renewal consumer stopped');
+    this.logger.info({ queue: this.options.renewals.queue }, 'renewal consumer stopped');
   }
 
   private async connectLoop(): Promise<void> {
@@ -145,8 +150,8 @@ export class RenewalConsumer {
 
   /** Connects, declares the topology and subscribes; resolves a promise of the connection's end. */
   private async connectOnce(): Promise<Promise<Error | undefined>> {
-    const { amqp: cfg } = this.options;
-    const url = new URL(cfg.url);
+    const { renewals: cfg, exchange } = this.options;
+    const url = new URL(this.options.url);
     if (!url.searchParams.has('heartbeat')) url.searchParams.set('heartbeat', String(HEARTBEAT_SECONDS));
     const connection = await amqp.connect(url.toString(), { timeout: CONNECT_TIMEOUT_MS });
     this.connection = connection;
@@ -166,28 +171,25 @@ export class RenewalConsumer {
       if (!this.stopping) connection.close().catch(() => undefined);
     });
     this.channel = channel;
-    const dead = deadLetterQueueOf(cfg.renewalQueue);
-    await channel.assertExchange(cfg.exchange, 'topic', { durable: true });
+    const dead = deadLetterQueueOf(cfg.queue);
+    await channel.assertExchange(exchange, 'topic', { durable: true });
     await channel.assertQueue(dead, { durable: true });
-    await channel.assertQueue(cfg.renewalQueue, {
+    await channel.assertQueue(cfg.queue, {
       durable: true,
       arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': dead },
     });
-    await channel.bindQueue(cfg.renewalQueue, cfg.exchange, RENEWAL_BINDING_KEY);
-    await channel.prefetch(cfg.renewalPrefetch);
+    await channel.bindQueue(cfg.queue, exchange, RENEWAL_BINDING_KEY);
+    await channel.prefetch(cfg.prefetch);
     if (this.stopping) {
       await connection.close().catch(() => undefined);
       return closed;
     }
     const { consumerTag } = await channel.consume(
-      cfg.renewalQueue,
+      cfg.queue,
       (msg) => {
         if (!msg) {
           // Cancelled by the broker (the queue was deleted): reconnect, which declares it again.
-          this.logger.warn(
-            { queue: cfg.renewalQueue },
-            'renewal consumer cancelled by the broker; reconnecting',
-          );
+          this.logger.warn({ queue: cfg.queue }, 'renewal consumer cancelled by the broker; reconnecting');
           connection.close().catch(() => undefined);
           return;
         }
@@ -198,7 +200,7 @@ export class RenewalConsumer {
     );
     this.consumerTag = consumerTag;
     this.logger.info(
-      { exchange: cfg.exchange, queue: cfg.renewalQueue, bindingKey: RENEWAL_BINDING_KEY },
+      { exchange, queue: cfg.queue, bindingKey: RENEWAL_BINDING_KEY },
       'renewal consumer subscribed',
     );
     for (const w of this.consumingWaiters.splice(0)) w();
@@ -227,12 +229,12 @@ export class RenewalConsumer {
           { ...facts, donationId: outcome.renewal.donation?.id ?? null },
           'renewal event applied',
         );
-      if (this.options.amqp.testAckDelayMs > 0) {
+      if (this.options.renewals.testAckDelayMs > 0) {
         this.logger.warn(
-          { eventId: event.eventId, delayMs: this.options.amqp.testAckDelayMs },
+          { eventId: event.eventId, delayMs: this.options.renewals.testAckDelayMs },
           'renewal committed; holding the ack (TEST_RENEWAL_ACK_DELAY_MS, test only)',
         );
-        await new Promise((r) => setTimeout(r, this.options.amqp.testAckDelayMs));
+        await new Promise((r) => setTimeout(r, this.options.renewals.testAckDelayMs));
       }
       this.settle(() => channel.ack(msg));
       this.options.onOutcome?.(outcome.status === 'duplicate' ? 'duplicate' : 'renewed');
@@ -270,7 +272,7 @@ export class RenewalConsumer {
     reason: string,
     event: RenewalEvent | undefined,
   ): Promise<void> {
-    const { renewalQueue } = this.options.amqp;
+    const renewalQueue = this.options.renewals.queue;
     const dead = deadLetterQueueOf(renewalQueue);
     try {
       channel.publish('', dead, msg.content, {
