@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -14,6 +15,7 @@ import { RETRY_AFTER_SECONDS, ServiceUnavailableError, TooManyRequestsError, dom
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { explorerRouter, landingPagePlugin } from './graphql/explorer';
+import { SubscriptionServer, startSubscriptionServer } from './graphql/subscriptions';
 import { makeFormatError } from './graphql/format-error';
 import { DeadlineExceededError, MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from './graphql/limits';
 import { apolloKoa } from './graphql/koa-apollo';
@@ -29,6 +31,8 @@ import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
 import { sendBody } from './rest/respond';
 import { RestAnswer, restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
+import { RenewalConsumer } from './modules/events/renewal-consumer';
+import { RenewalEventService } from './modules/events/renewal-events';
 import { Services, createServices } from './services';
 import { VERSION } from './version';
 
@@ -59,7 +63,22 @@ export interface GatewayApp {
   drain(timeoutMs: number): Promise<boolean>;
   /** The outbox relay to RabbitMQ (issue 12 part 2), running; null without AMQP_URL. */
   relay: OutboxRelay | null;
-  /** Stops the outbox relay and Apollo (the database is the caller's). */
+  /**
+   * The plan-renewal consumer (issue 12 part 3), running when AMQP_URL is set; null otherwise.
+   */
+  renewals: RenewalConsumer | null;
+  /**
+   * Serves GraphQL subscriptions (graphql-ws) on `server`'s `/graphql` path (issue 12 part 6);
+   * call once, after creating the HTTP server with `koa.callback()`.
+   */
+  attach(server: http.Server): SubscriptionServer;
+  /**
+   * Stops the background work: the renewal consumer (events being applied finish), the
+   * subscription connections (closed with 1001) and the subscription feed. Idempotent; part of
+   * `close`, and called first on graceful shutdown.
+   */
+  stopBackground(): Promise<void>;
+  /** Stops the background work, the outbox relay and Apollo (the database is the caller's). */
   close(): Promise<void>;
 }
 
@@ -160,6 +179,31 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     ],
   });
   await apollo.start();
+
+  const renewalEvents = new RenewalEventService(db, services.sharing.renewalService, clock);
+  const renewals = amqpUrl
+    ? new RenewalConsumer(
+        {
+          url: amqpUrl,
+          exchange: config.events.exchange,
+          renewals: config.renewals,
+          deadlineMs: config.requestTimeoutMs,
+          onOutcome: (outcome) => metrics.renewalEvents.inc({ outcome }),
+        },
+        (event) => renewalEvents.apply(event),
+        logger,
+      )
+    : null;
+  renewals?.start();
+  let subscriptions: SubscriptionServer | undefined;
+  let stoppingBackground: Promise<void> | undefined;
+  const stopBackground = (): Promise<void> => {
+    stoppingBackground ??= (async () => {
+      await Promise.all([renewals?.stop(config.shutdownTimeoutMs), subscriptions?.close()]);
+      await services.events.stop();
+    })();
+    return stoppingBackground;
+  };
 
   const koa = new Koa();
   koa.proxy = config.trustProxy;
@@ -353,8 +397,24 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
         };
       });
     },
+    renewals,
+    attach: (server) => {
+      if (subscriptions) throw new Error('subscriptions are already served');
+      subscriptions = startSubscriptionServer(server, {
+        schema,
+        config,
+        services,
+        logger,
+        authenticate: (headers, address) => authenticate(headers, address),
+        validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+        formatError: makeFormatError(logger),
+      });
+      return subscriptions;
+    },
+    stopBackground,
     relay,
     close: async () => {
+      await stopBackground();
       await relay?.stop();
       await apollo.stop();
     },

@@ -64,6 +64,13 @@ export interface Config {
   clientCacheMs: number;
   /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
   events: EventsConfig;
+  /** The plan-renewal consumer (issue 12 part 3), on the broker and exchange of `events`. */
+  renewals: RenewalsConfig;
+  /**
+   * How often the GraphQL subscription feed reads new outbox events while at least one
+   * subscription is open, ms (`SUBSCRIPTION_POLL_MS`, default 200; issue 12 part 6).
+   */
+  subscriptionPollMs: number;
 }
 
 /**
@@ -79,6 +86,20 @@ export interface EventsConfig {
   timeoutMs: number;
   /** `OUTBOX_POLL_INTERVAL_MS`: how often an idle relay looks for new events, ms (default 200). */
   pollIntervalMs: number;
+}
+
+/** The plan-renewal consumer (AMQP_RENEWAL_* variables; issue 12 part 3; README "Plan-renewal events"); it runs when `events.amqpUrl` is set. */
+export interface RenewalsConfig {
+  /** The durable plan-renewal queue (`AMQP_RENEWAL_QUEUE`, default `subscriber-gateway.plan-renewals`), bound to `events.exchange`; its dead-letter queue is `<queue>.dead`. */
+  queue: string;
+  /** Unacknowledged renewal events one gateway holds at once (`AMQP_RENEWAL_PREFETCH`, default 8). */
+  prefetch: number;
+  /**
+   * Test only (`TEST_RENEWAL_ACK_DELAY_MS`, default 0): milliseconds the consumer waits between a
+   * renewal's commit and its acknowledgement, so a test can kill the process in between. Never
+   * set it in production: it only delays acknowledgements.
+   */
+  testAckDelayMs: number;
 }
 
 /**
@@ -116,6 +137,12 @@ const databaseUrl = z
     (v) => /^sqlite:.+/.test(v) || /^mysql:\/\/[^/]+\/[^/?]+/.test(v),
     'must be sqlite:<path>, sqlite::memory: or mysql://user:pass@host:port/database',
   );
+
+/** A queue name: 1-200 printable characters, not `amq.` (reserved by the broker). */
+const amqpName = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'must be 1-200 characters of A-Z a-z 0-9 . _ : -')
+  .refine((v) => !v.startsWith('amq.'), 'names starting with amq. are reserved by the broker');
 
 const schema = z.object({
   DATABASE_URL: databaseUrl.default('sqlite:var/gateway.sqlite3'),
@@ -164,6 +191,10 @@ const schema = z.object({
     .default('subscriber-gateway'),
   AMQP_TIMEOUT_MS: int(100, 600_000).default(5000),
   OUTBOX_POLL_INTERVAL_MS: int(10, 60_000).default(200),
+  AMQP_RENEWAL_QUEUE: amqpName.default('subscriber-gateway.plan-renewals'),
+  AMQP_RENEWAL_PREFETCH: int(1, 1000).default(8),
+  TEST_RENEWAL_ACK_DELAY_MS: int(0, 600_000).default(0),
+  SUBSCRIPTION_POLL_MS: int(10, 60_000).default(200),
 });
 
 /**
@@ -226,5 +257,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.AMQP_TIMEOUT_MS,
       pollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
     },
+    renewals: {
+      queue: e.AMQP_RENEWAL_QUEUE,
+      prefetch: e.AMQP_RENEWAL_PREFETCH,
+      testAckDelayMs: e.TEST_RENEWAL_ACK_DELAY_MS,
+    },
+    subscriptionPollMs: e.SUBSCRIPTION_POLL_MS,
   };
 }

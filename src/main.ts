@@ -92,9 +92,10 @@ function knexLog(logger: Logger) {
 export interface RunningGateway {
   server: http.Server;
   /**
-   * Graceful shutdown (issue 10): stops accepting connections, lets in-flight requests finish
-   * for up to SHUTDOWN_TIMEOUT_MS, closes idle keep-alive connections, stops Apollo and closes
-   * the pool. Resolves true when every request finished in time.
+   * Graceful shutdown (issue 10): stops accepting connections, stops the renewal consumer (the
+   * events being applied finish) and closes the subscription connections, lets in-flight
+   * requests finish for up to SHUTDOWN_TIMEOUT_MS, closes idle keep-alive connections, stops
+   * Apollo and closes the pool. Resolves true when every request finished in time.
    */
   shutdown(reason: string): Promise<boolean>;
 }
@@ -122,6 +123,7 @@ export async function serve(
     sandboxAuthorization: demo ? demoAuthorization() : undefined,
   });
   const server = http.createServer(app.koa.callback());
+  app.attach(server);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -145,6 +147,8 @@ export async function serve(
       logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // No new renewal deliveries; subscription connections closed (1001), so `closed` can resolve.
+      await app.stopBackground();
       const drained = await app.drain(config.shutdownTimeoutMs);
       server.closeAllConnections();
       await closed;

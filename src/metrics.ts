@@ -40,10 +40,24 @@ export interface GatewayMetrics {
    * database at scrape time, with or without a relay.
    */
   outbox: RelayMetrics;
+  /**
+   * `renewal_events_total{outcome}`: plan-renewal deliveries handled by the consumer (issue 12
+   * part 3), `outcome` one of {@link RENEWAL_OUTCOMES}.
+   */
+  renewalEvents: Counter<'outcome'>;
 }
 
 /** Longest a scrape waits for the outbox backlog query, ms; past it the gauges keep their last values. */
 export const BACKLOG_SCRAPE_TIMEOUT_MS = 500;
+
+/**
+ * What the renewal consumer did with a delivery: `renewed`, `duplicate` (event id already
+ * applied; acknowledged), `dead_lettered`, `requeued` (infrastructure failure; retried later).
+ */
+export const RENEWAL_OUTCOMES = ['renewed', 'duplicate', 'dead_lettered', 'requeued'] as const;
+
+/** One of {@link RENEWAL_OUTCOMES}. */
+export type RenewalDeliveryOutcome = (typeof RENEWAL_OUTCOMES)[number];
 
 /** The part of knex's tarn pool the gauges read (absent before the first query and after destroy). */
 interface TarnPool {
@@ -179,6 +193,12 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
       help: 'Login attempts refused with 429 for too many failed logins (AUTH_MAX_FAILURES*)',
       registers,
     }),
+    renewalEvents: new Counter({
+      name: 'renewal_events_total',
+      help: 'Plan-renewal deliveries by outcome: renewed, duplicate (already applied), dead_lettered, requeued (infrastructure failure)',
+      labelNames: ['outcome'],
+      registers,
+    }),
     outbox: {
       published: new Counter({
         name: 'outbox_events_published_total',
@@ -197,6 +217,7 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
       }),
     },
   };
+  for (const outcome of RENEWAL_OUTCOMES) metrics.renewalEvents.inc({ outcome }, 0);
   // Both outcomes exist from the start, so rate() and ratios work before the first of each.
   for (const active of ['true', 'false']) metrics.introspections.inc({ active }, 0);
   return metrics;
@@ -210,6 +231,14 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
  */
 export function instrumentServices(services: Services, m: GatewayMetrics): void {
   const { charging, tokens, sharing } = services;
+  new Gauge({
+    name: 'graphql_subscriptions_open',
+    help: 'GraphQL subscriptions open on this instance (each polls the outbox while any is open)',
+    registers: [m.registry],
+    collect() {
+      this.set(services.events.subscriptionCount);
+    },
+  });
   const rate = charging.processRating.bind(charging);
   charging.processRating = async (...args) => {
     const out = await rate(...args);

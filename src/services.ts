@@ -4,6 +4,7 @@ import { Clock } from './lib/clock';
 import { Logger } from './logger';
 import { CdrService } from './modules/cdrs/cdr.service';
 import { ChargingService } from './modules/charging/charging.service';
+import { EventFeed } from './modules/events/event-feed';
 import { IdempotencyService } from './modules/idempotency/idempotency.service';
 import { LocationService } from './modules/locations/location.service';
 import { SharingService } from './modules/sharing/sharing.service';
@@ -17,6 +18,8 @@ export interface Services {
   sharing: SharingService;
   /** Reading CDRs (issue 12 part 5); they are written by the services above. */
   cdrs: CdrService;
+  /** The outbox feed of the GraphQL subscriptions (polls only while a subscription is open). */
+  events: EventFeed;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
@@ -33,5 +36,6 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
       new IdempotencyService(db, clock, logger),
     ),
     cdrs: new CdrService(db),
+    events: new EventFeed(db, config.subscriptionPollMs, logger),
   };
 }

@@ -8,6 +8,7 @@ import * as galeraRowVersion from '../../migrations/20261123000100_galera_row_ve
 import * as loginFailures from '../../migrations/20261123000100_login_failures';
 import * as outbox from '../../migrations/20261124000100_outbox';
 import * as periodRecipients from '../../migrations/20261124000200_period_recipients';
+import * as renewalEvents from '../../migrations/20261124000300_renewal_events';
 import * as cdrs from '../../migrations/20261124000400_cdrs';
 
 /**
@@ -25,6 +26,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261123000100_login_failures', loginFailures],
   ['20261124000100_outbox', outbox],
   ['20261124000200_period_recipients', periodRecipients],
+  ['20261124000300_renewal_events', renewalEvents],
   ['20261124000400_cdrs', cdrs],
 ];
 

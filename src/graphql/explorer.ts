@@ -47,7 +47,12 @@ const EXPLORER_JS = `(function () {
   'use strict';
   var config = JSON.parse(document.getElementById('explorer-config').textContent);
   var props = {
-    fetcher: GraphiQL.createFetcher({ url: new URL(config.endpoint, window.location.href).href }),
+    // Subscriptions over graphql-ws on the same path; the headers tab's values become the
+    // connection_init payload (its authorization is checked there).
+    fetcher: GraphiQL.createFetcher({
+      url: new URL(config.endpoint, window.location.href).href,
+      subscriptionUrl: new URL(config.endpoint, window.location.href).href.replace(/^http/, 'ws'),
+    }),
     defaultQuery: config.defaultQuery,
     shouldPersistHeaders: false,
   };

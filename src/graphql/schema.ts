@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { PubSub, buildSchema } from 'type-graphql';
 import { CdrResolver } from '../modules/cdrs/cdr.resolver';
 import { ChargingResolver } from '../modules/charging/charging.resolver';
+import { EventSubscriptionResolver } from '../modules/events/event.resolver';
 import { LocationInfoResolver, LocationResolver } from '../modules/locations/location.resolver';
 import { GroupResolver, GroupWriteResolver } from '../modules/sharing/group.resolver';
 import { DonationResolver } from '../modules/sharing/donation.resolver';
@@ -24,13 +25,28 @@ export const RESOLVERS = [
   SubscriberPlanResolver,
   GroupWriteResolver,
   CdrResolver,
+  EventSubscriptionResolver,
 ] as const;
+
+/**
+ * type-graphql refuses to build subscription fields without a `pubSub`, even when every
+ * `@Subscription` has its own `subscribe` function, as the gateway's do (they read the outbox
+ * feed, see src/modules/events/event-feed.ts). This one fails loudly if anything ever uses topics.
+ */
+const NO_TOPICS: PubSub = {
+  publish: () => {
+    throw new Error('subscriptions are fed by the outbox, not by pub/sub topics');
+  },
+  subscribe: () => {
+    throw new Error('subscriptions are fed by the outbox, not by pub/sub topics');
+  },
+};
 
 let built: Promise<GraphQLSchema> | undefined;
 
 /** The gateway schema, built once per process (type-graphql). */
 export function gatewaySchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], authChecker, validate: false });
+  built ??= buildSchema({ resolvers: [...RESOLVERS], authChecker, validate: false, pubSub: NO_TOPICS });
   return built;
 }
 

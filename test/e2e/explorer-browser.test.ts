@@ -69,8 +69,16 @@ async function pixelStats(browser: Browser, png: Buffer): Promise<{ inked: numbe
   }
 }
 
-/** Waits for GraphiQL to render with the schema loaded, runs QUERY, and returns the result pane's text. */
-async function runQuery(page: Page): Promise<string> {
+/**
+ * Waits for GraphiQL to render with the schema loaded, runs `query` (default QUERY), and returns
+ * the result pane's text once it contains `expect` (before that, `started` runs after the click).
+ */
+async function runQuery(
+  page: Page,
+  query = QUERY,
+  expected = 'introspectToken',
+  started: () => Promise<void> = async () => undefined,
+): Promise<string> {
   await page.waitForSelector('.graphiql-query-editor .CodeMirror', { timeout: 30_000 });
   // The docs explorer button appears once the introspection query has answered.
   await page.waitForSelector('.graphiql-sidebar button[aria-label="Show Documentation Explorer"]', {
@@ -83,17 +91,18 @@ async function runQuery(page: Page): Promise<string> {
       CodeMirror: { setValue(v: string): void };
     };
     cm.CodeMirror.setValue(q);
-  }, QUERY);
+  }, query);
   await page.waitForTimeout(1000);
   await page.click('.graphiql-execute-button');
+  await started();
   await page.waitForFunction(
-    () => {
+    (text) => {
       const el = document.querySelector('.result-window .CodeMirror') as unknown as {
         CodeMirror?: { getValue(): string };
       } | null;
-      return !!el?.CodeMirror && el.CodeMirror.getValue().includes('introspectToken');
+      return !!el?.CodeMirror && el.CodeMirror.getValue().includes(text);
     },
-    undefined,
+    expected,
     { timeout: 30_000 },
   );
   return page.evaluate(() => {
@@ -168,6 +177,50 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
         await page.screenshot({ path: path.join(SHOTS, 'explorer-graphiql-failed.png') });
         throw new Error(`${(err as Error).message}\nbrowser problems: ${JSON.stringify(problems)}`, {
           cause: err,
+        });
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  });
+
+  describe('GRAPHQL_EXPLORER=graphiql: a subscription (issue 12 part 6)', () => {
+    let app: TestApp;
+    beforeAll(async () => {
+      app = await startTestApp({
+        env: { GRAPHQL_EXPLORER: 'graphiql', SUBSCRIPTION_POLL_MS: '50' },
+        sandboxAuthorization: basic('admin'),
+      });
+    });
+    afterAll(() => app?.close());
+
+    it('runs balanceChanged over graphql-ws with the header as connection_init payload and shows the event', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${app.url}/graphql`);
+        const result = await runQuery(
+          page,
+          'subscription { balanceChanged(msisdn: "353871234567") { kind amount balance } }',
+          'adjustment',
+          async () => {
+            const deadline = Date.now() + 30_000;
+            while (app.app.services.events.subscriptionCount < 1) {
+              if (Date.now() > deadline) throw new Error('the subscription did not reach the gateway');
+              await new Promise((r) => setTimeout(r, 50));
+            }
+            const adjusted = await app.request('POST', '/graphql', {
+              as: 'admin',
+              body: {
+                query:
+                  'mutation { adjustBalance(msisdn: "353871234567", amount: "2.50", reason: "explorer test") { balance } }',
+              },
+            });
+            expect(adjusted.json().errors).toBeUndefined();
+          },
+        );
+        expect(JSON.parse(result)).toEqual({
+          data: { balanceChanged: { kind: 'adjustment', amount: '2.50', balance: '12.50' } },
         });
       } finally {
         await context.close();

@@ -92,6 +92,7 @@ export async function startTestApp(
     sandboxAuthorization: opts.sandboxAuthorization,
   });
   const server = http.createServer(app.koa.callback());
+  app.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -127,6 +128,7 @@ export async function startTestApp(
     app,
     request,
     close: async () => {
+      await app.stopBackground();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await app.close();

@@ -35,6 +35,7 @@ describe('migrations', () => {
       'cdrs',
       'outbox_events',
       'outbox_relay_lease',
+      'renewal_events',
     ];
     const all = [
       '20261122000100_foundation',
@@ -46,6 +47,7 @@ describe('migrations', () => {
       '20261123000100_login_failures',
       '20261124000100_outbox',
       '20261124000200_period_recipients',
+      '20261124000300_renewal_events',
       '20261124000400_cdrs',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);

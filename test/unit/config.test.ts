@@ -49,6 +49,36 @@ describe('loadConfig (CONTRACT §8)', () => {
     expect(() => loadConfig({ AMQP_TIMEOUT_MS: '0' })).toThrow(/AMQP_TIMEOUT_MS/);
   });
 
+  it('reads the renewal consumer and subscription settings (issue 12 parts 3 and 6), refusing bad values by name', () => {
+    expect(loadConfig({})).toMatchObject({
+      renewals: { queue: 'subscriber-gateway.plan-renewals', prefetch: 8, testAckDelayMs: 0 },
+      subscriptionPollMs: 200,
+    });
+    expect(
+      loadConfig({
+        AMQP_URL: 'amqp://u:p@broker:5672/vh',
+        AMQP_EXCHANGE: 'events',
+        AMQP_RENEWAL_QUEUE: 'gw.renewals',
+        AMQP_RENEWAL_PREFETCH: '2',
+        SUBSCRIPTION_POLL_MS: '50',
+      }),
+    ).toMatchObject({
+      events: { amqpUrl: 'amqp://u:p@broker:5672/vh', exchange: 'events' },
+      renewals: { queue: 'gw.renewals', prefetch: 2 },
+      subscriptionPollMs: 50,
+    });
+    for (const [name, value] of [
+      ['AMQP_URL', 'http://broker'],
+      ['AMQP_RENEWAL_QUEUE', 'amq.renewals'],
+      ['AMQP_RENEWAL_QUEUE', 'has space'],
+      ['AMQP_RENEWAL_PREFETCH', '0'],
+      ['SUBSCRIPTION_POLL_MS', '1'],
+    ])
+      expect(() => loadConfig({ [name]: value })).toThrow(
+        new RegExp(`^invalid configuration:\\n  ${name}: `),
+      );
+  });
+
   it('turns the sandbox off by default in production', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).graphqlSandbox).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_SANDBOX: 'true' }).graphqlSandbox).toBe(true);

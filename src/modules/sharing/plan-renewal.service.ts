@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import { lockingTransaction } from '../../db/knex';
+import { InTransaction, lockingTransaction } from '../../db/knex';
 import { domainErrorOf } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { recordEvent } from '../events/outbox.store';
@@ -34,12 +34,14 @@ export class PlanRenewalService {
    * quotas in force now (a group's current members). All in one transaction; when the donation
    * as a whole is refused (e.g. the plan is no longer shareable) the renewal still happens and
    * the refusal is recorded as a donation with that errorCode and no recipients.
+   * With `opts.trx` the renewal joins the caller's transaction (the renewal consumer records the
+   * event id in it) instead of opening its own.
    * @throws NotFoundError (errorCode 8) when the plan is not the tenant's.
    */
-  renewPlan(caller: PlanCaller, planId: number): Promise<RenewalOutcome> {
+  renewPlan(caller: PlanCaller, planId: number, opts: InTransaction = {}): Promise<RenewalOutcome> {
     if (!Number.isSafeInteger(planId) || planId <= 0)
       throw sqsError.invalid('planId', 'must be a positive integer');
-    return lockingTransaction(this.db, async (trx) => {
+    const run = async (trx: Knex.Transaction): Promise<RenewalOutcome> => {
       const before = await this.plans.subscriberPlan(caller, planId, { trx, forUpdate: true });
       if (!before) throw sqsError.notFound(SqsCode.PLAN_NOT_FOUND, `plan ${planId} not found`);
       await this.plans.resetPeriod(trx, before);
@@ -73,6 +75,7 @@ export class PlanRenewalService {
         donation = await this.donations.recordRefusal(trx, plan, rec, refused);
       }
       return { plan: (await this.plans.subscriberPlan(caller, planId, { trx }))!, donation };
-    });
+    };
+    return opts.trx ? run(opts.trx) : lockingTransaction(this.db, run);
   }
 }

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import {
+  ExecutionArgs,
+  GraphQLError,
+  GraphQLFormattedError,
+  GraphQLSchema,
+  ValidationRule,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+} from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { AuthResult } from '../auth/authenticate';
+import { Config } from '../config';
+import { ServiceUnavailableError, TooManyRequestsError } from '../errors';
+import { Logger } from '../logger';
+import { BODY_LIMIT_BYTES } from '../rest/body';
+import { Services } from '../services';
+import { GatewayContext } from './context';
+import { MAX_DOCUMENT_TOKENS } from './limits';
+
+/** What the subscription server needs from the app. */
+export interface SubscriptionServerDeps {
+  schema: GraphQLSchema;
+  config: Config;
+  services: Services;
+  logger: Logger;
+  /** The HTTP API's credentials check (headers, client address). */
+  authenticate(headers: Record<string, string | undefined>, address?: string): Promise<AuthResult>;
+  /** Validation rules added to GraphQL's own (the HTTP endpoint's depth limit). */
+  validationRules: readonly ValidationRule[];
+  /** The HTTP endpoint's error formatting (no stack traces, masked internals). */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+}
+
+/** A running subscription endpoint. */
+export interface SubscriptionServer {
+  /** Open WebSocket connections. */
+  connections(): number;
+  /** Closes every connection (code 1001, going away) and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+/** What a connection carries once `connection_init` was accepted. */
+interface ConnectionState extends Record<PropertyKey, unknown> {
+  auth?: AuthResult;
+  tenantHeader?: string;
+}
+
+/** WebSocket close code for "try again later" (RFC 6455 registry: 1013). */
+const TRY_AGAIN_LATER = 1013;
+
+/** A string connection parameter, or undefined. */
+function param(
+  params: Readonly<Record<string, unknown>> | undefined,
+  ...names: string[]
+): string | undefined {
+  for (const n of names) {
+    const v = params?.[n];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+/**
+ * The client's address for the failed-login throttle, as Koa's `ctx.ip` gives it over HTTP: the
+ * first `x-forwarded-for` entry when TRUST_PROXY is on, else the socket's peer.
+ */
+function clientAddress(request: http.IncomingMessage, trustProxy: boolean): string | undefined {
+  const forwarded = request.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return trustProxy && first ? first : request.socket.remoteAddress;
+}
+
+/**
+ * GraphQL subscriptions over the graphql-ws protocol (`graphql-transport-ws`) on the HTTP
+ * server's `/graphql` path, beside Apollo's HTTP endpoint (issue 12 part 6; README
+ * "Subscriptions"). The same schema; only subscription operations are accepted (queries and
+ * mutations go over HTTP, where the cost and deadline limits apply).
+ *
+ * Authentication happens once, at `connection_init`: its payload (connectionParams) carries the
+ * same credentials the HTTP API reads from headers, `authorization` (or `authorisation`) with an
+ * HTTP Basic value, and optionally `tenant`. Missing or bad credentials close the connection with
+ * 4403 (Forbidden); too many failed logins with 4429; a database that cannot check them with 1013
+ * (try again later). Each subscription then runs the `@Authorized` permission check of its field.
+ */
+export function startSubscriptionServer(
+  server: http.Server,
+  deps: SubscriptionServerDeps,
+): SubscriptionServer {
+  const { schema, config, services, logger } = deps;
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: BODY_LIMIT_BYTES });
+  const rules = [...specifiedRules, ...deps.validationRules];
+  const formatErrors = (errors: readonly GraphQLError[]) =>
+    errors.map((e) => deps.formatError(e.toJSON(), e));
+
+  const disposable = useServer<Record<string, unknown> | undefined, ConnectionState>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams;
+        const authorization = param(params, 'authorization', 'Authorization', 'authorisation');
+        let auth: AuthResult;
+        try {
+          auth = await deps.authenticate(
+            { authorization },
+            clientAddress(ctx.extra.request, config.trustProxy),
+          );
+        } catch (err) {
+          if (err instanceof TooManyRequestsError) {
+            ctx.extra.socket.close(4429, 'Too many failed logins');
+            return false;
+          }
+          if (err instanceof ServiceUnavailableError) {
+            ctx.extra.socket.close(TRY_AGAIN_LATER, 'Service unavailable, retry later');
+            return false;
+          }
+          throw err;
+        }
+        if (auth.status !== 'ok') return false;
+        ctx.extra.auth = auth;
+        ctx.extra.tenantHeader = param(params, 'tenant');
+        return true;
+      },
+      onSubscribe: (ctx, _id, payload) => {
+        let document;
+        try {
+          document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
+        } catch (err) {
+          return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+        }
+        const errors = validate(schema, document, rules);
+        if (errors.length) return errors;
+        const operation = getOperationAST(document, payload.operationName ?? undefined);
+        if (!operation) return [new GraphQLError('the document must name one operation to run')];
+        if (operation.operation !== 'subscription')
+          return [
+            new GraphQLError(
+              `only subscriptions are served over WebSocket; send ${operation.operation}s over HTTP POST /graphql`,
+              { extensions: { code: 'BAD_REQUEST' } },
+            ),
+          ];
+        const auth = ctx.extra.auth!;
+        const contextValue: GatewayContext = {
+          requestId: randomUUID(),
+          auth,
+          client: auth.status === 'ok' ? auth.client : null,
+          tenantHeader: ctx.extra.tenantHeader,
+          baseUrl: config.publicBaseUrl ?? `http://${ctx.extra.request.headers.host ?? 'localhost'}`,
+          services,
+          logger,
+          cache: new Map(),
+        };
+        const args: ExecutionArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue,
+        };
+        return args;
+      },
+      onError: (_ctx, _id, _payload, errors) => formatErrors(errors),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: formatErrors(result.errors) } : undefined,
+    },
+    wss,
+  );
+
+  wss.on('error', (err) => logger.warn({ err }, 'subscription server error'));
+  return {
+    connections: () => wss.clients.size,
+    close: async () => {
+      await disposable.dispose();
+    },
+  };
+}
