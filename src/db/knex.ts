@@ -321,6 +321,44 @@ function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
       );
     });
   };
+  // Waiting for a pooled connection is bounded by the request's deadline too, not only by
+  // DB_ACQUIRE_TIMEOUT_MS: a request whose deadline passes while it waits fails with
+  // DatabaseTimeoutError (deadline) at once, and a connection that arrives later goes back to the
+  // pool unused.
+  const acquire = (Base.prototype as unknown as { acquireConnection: () => Promise<unknown> })
+    .acquireConnection;
+  (Bounded.prototype as unknown as { acquireConnection: () => Promise<unknown> }).acquireConnection =
+    function (this: { releaseConnection(connection: unknown): Promise<unknown> }) {
+      const left = remainingMs();
+      if (left === Infinity) return acquire.call(this);
+      const late = () =>
+        new DatabaseTimeoutError(
+          'request deadline passed while waiting for a database connection',
+          false,
+          true,
+        );
+      if (left <= 0) return Promise.reject(late());
+      const acquiring = acquire.call(this);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(late());
+          acquiring.then(
+            (connection) => this.releaseConnection(connection),
+            () => undefined,
+          );
+        }, left);
+        acquiring.then(
+          (connection) => {
+            clearTimeout(timer);
+            resolve(connection);
+          },
+          (err: unknown) => {
+            clearTimeout(timer);
+            reject(err);
+          },
+        );
+      });
+    };
   return Bounded;
 }
 

@@ -6,13 +6,14 @@ import {
   retryingTransaction,
   transactionConflictOf,
 } from '../../db/knex';
-import { BadUserInputError, DatabaseTimeoutError, NotFoundError } from '../../errors';
+import { BadUserInputError, DatabaseTimeoutError, NotFoundError, isDeadlineStop } from '../../errors';
 import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { Money, MoneyFormatError } from '../../lib/money';
 import { requireMsisdn } from '../../lib/msisdn';
-import { currentScope, withDeadline } from '../../lib/request-scope';
+import { currentScope, remainingMs, runInRequestScope, withDeadline } from '../../lib/request-scope';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '../../logger';
 import { CdrRecorder, ChargingCdr } from '../cdrs/cdr.recorder';
 import { EventType, occurredAt } from '../events/event-types';
@@ -252,8 +253,10 @@ export class ChargingService {
    * The charging CDR frame (issue 12 part 5): every rating and refund outcome gets one charging
    * CDR. An outcome decided inside the operation's transaction has it written there (see
    * transact); any other (validation refusal, busy subscriber, a failure that rolled the
-   * transaction back, the deadline) gets it here in a statement of its own. A CDR that cannot
-   * be written then (the database is down) is logged and the outcome still answered.
+   * transaction back, the deadline) gets it here in a statement of its own, bounded by
+   * RATING_TIMEOUT_MS of its own; the outcome is answered once it is written or at the request's
+   * deadline, whichever comes first (the write goes on). A CDR that cannot be written then (the
+   * database is down) is logged and the outcome still answered.
    */
   private async withCdr(
     caller: ChargingCaller,
@@ -272,10 +275,22 @@ export class ChargingService {
             lookup: parsed.request.lookup,
           }
         : rawKeysOf(body);
-      try {
-        await this.cdrs.charging(this.db, caller, { kind, ...keys, ...this.moved(result) });
-      } catch (err) {
-        this.logger.error({ err, operationId: keys.operationId }, 'charging CDR not written');
+      // The write has its own budget (the database may be why the operation failed); the answer
+      // waits for it only until the request's deadline, so it never makes the outcome late.
+      const left = remainingMs();
+      const written = runInRequestScope(this.timeoutMs, () =>
+        this.cdrs.charging(this.db, caller, { kind, ...keys, ...this.moved(result) }),
+      ).catch((err: unknown) =>
+        this.logger.error({ err, operationId: keys.operationId }, 'charging CDR not written'),
+      );
+      if (left === Infinity) await written;
+      else if (left > 0) {
+        const timer = new AbortController();
+        await Promise.race([
+          written,
+          delay(left, undefined, { signal: timer.signal }).catch(() => undefined),
+        ]);
+        timer.abort();
       }
     }
     return result;
@@ -469,7 +484,9 @@ export class ChargingService {
         }
       }
       this.logger.error({ err, stage, operationId: r.operationId }, 'charging operation failed');
-      return outcome(failureCode(err, stage, performance.now() > deadline), r.operationId);
+      // A statement stopped by the deadline's own timer may fire a hair before the clock passes it.
+      const pastDeadline = performance.now() > deadline || isDeadlineStop(err);
+      return outcome(failureCode(err, stage, pastDeadline), r.operationId);
     }
   }
 
