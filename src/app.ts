@@ -19,7 +19,7 @@ import { DeadlineExceededError, MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from 
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
-import { runInRequestScope, runWithRequestDeadline } from './lib/request-scope';
+import { runInRequestScope } from './lib/request-scope';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
 import { createMetrics, instrumentServices } from './metrics';
 import { OutboxRelay } from './modules/events/relay';
@@ -268,8 +268,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
           : rating
             ? config.ratingTimeoutMs
             : config.requestTimeoutMs;
-      // The request's one async scope (opened with its log fields) gets the deadline.
-      const work = runWithRequestDeadline(budgetMs, next);
+      // A scope of the request's one AsyncLocalStorage, carrying its log fields.
+      const work = runInRequestScope(budgetMs, next);
       const late = new Promise<'late'>((resolve) => {
         timer = setTimeout(resolve, budgetMs + DEADLINE_GRACE_MS, 'late');
       });

@@ -33,20 +33,6 @@ export function runInRequestScope<T>(budgetMs: number, fn: () => T, arrivalMs = 
 }
 
 /**
- * Sets the deadline of the scope `fn` runs in to `budgetMs` after now, like
- * {@link runInRequestScope}, but reuses the enclosing scope when it has no deadline yet (the
- * scope a request's log fields opened): the request keeps one scope (issue 16 "Speed"). The
- * reused scope keeps the deadline after `fn` settles; it belongs to the one request.
- */
-export function runWithRequestDeadline<T>(budgetMs: number, fn: () => T): T {
-  const scope = storage.getStore();
-  if (!scope || scope.deadlineMs !== Infinity) return runInRequestScope(budgetMs, fn);
-  scope.arrivalMs = performance.now();
-  scope.deadlineMs = scope.arrivalMs + budgetMs;
-  return fn();
-}
-
-/**
  * Runs `fn` with `log` as the request's log fields in a scope without a deadline (an enclosing
  * scope's arrival and deadline carry over). Used by `withRequestLogFields`.
  */
