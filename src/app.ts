@@ -27,7 +27,7 @@ import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
 import { sendBody } from './rest/respond';
-import { RestAnswer, restRouter } from './rest/router';
+import { RestAnswer, exactRowDispatch, restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
 import { Services, createServices } from './services';
 import { VERSION } from './version';
@@ -291,6 +291,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     }
   });
 
+  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
+  // REST rows without path parameters, by exact method and path, before the routers below.
+  koa.use(exactRowDispatch(rest));
+
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
   graphql.all('/graphql', async (ctx) => {
@@ -324,7 +328,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
