@@ -29,7 +29,7 @@ import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
 import { sendBody } from './rest/respond';
-import { RestAnswer, restRouter } from './rest/router';
+import { RestAnswer, exactRowDispatch, restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
 import { RenewalConsumer } from './modules/events/renewal-consumer';
 import { RenewalEventService } from './modules/events/renewal-events';
@@ -209,61 +209,60 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   koa.proxy = config.trustProxy;
   koa.silent = true;
 
-  koa.use(async (ctx, next) => {
-    const incoming = ctx.get('x-request-id');
-    ctx.state.requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.set('x-request-id', ctx.state.requestId);
-    await next();
-  });
-
-  koa.use(accessLog(logger));
-
-  koa.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const status = (err as { status?: number }).status;
-      const expose = typeof status === 'number' && status >= 400 && status < 500;
-      if (!expose) logger.error({ err }, 'unhandled error');
-      sendBody(ctx, expose ? status : 500, {
-        errorCode: 1,
-        message: expose ? (err as Error).message : 'internal error',
-      });
-    }
-  });
-
   let inflight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
-  // A request counts until its response is written out (or the client went away), so a drain
-  // never cuts a response that Koa is still sending.
-  koa.use(async (ctx, next) => {
-    inflight++;
-    ctx.res.once('close', () => {
-      if (--inflight === 0) idle?.();
-    });
-    if (draining) ctx.set('connection', 'close');
-    await next();
-  });
-
-  koa.use(async (ctx, next) => {
-    const end = metrics.httpDuration.startTimer();
+  const logRequest = accessLog(logger);
+  // Request id → access log → error guard → in-flight count → duration metrics, as one
+  // middleware (issue 16 "Speed": one function, one promise and one async scope per request
+  // instead of five layers).
+  const serve = async (ctx: Context, next: Koa.Next, started: number): Promise<void> => {
     try {
-      await next();
-    } finally {
-      end({
-        method: ctx.method,
-        route: matchedRoute(ctx) ?? 'unmatched',
-        status: ctx.status,
-      });
-      const answer = ctx.state.answer as RestAnswer | undefined;
-      if (answer?.style === 'sqs')
-        metrics.sqsRequests.inc({
-          route: answer.route,
-          status: answer.status,
-          errorCode: answer.errorCode ?? 'none',
+      try {
+        // A request counts until its response is written out (or the client went away), so a
+        // drain never cuts a response that Koa is still sending.
+        inflight++;
+        ctx.res.once('close', () => {
+          if (--inflight === 0) idle?.();
         });
+        if (draining) ctx.set('connection', 'close');
+        const end = metrics.httpDuration.startTimer();
+        try {
+          await next();
+        } finally {
+          end({
+            method: ctx.method,
+            route: matchedRoute(ctx) ?? 'unmatched',
+            status: ctx.status,
+          });
+          const answer = ctx.state.answer as RestAnswer | undefined;
+          if (answer?.style === 'sqs')
+            metrics.sqsRequests.inc({
+              route: answer.route,
+              status: answer.status,
+              errorCode: answer.errorCode ?? 'none',
+            });
+        }
+      } catch (err) {
+        const status = (err as { status?: number }).status;
+        const expose = typeof status === 'number' && status >= 400 && status < 500;
+        if (!expose) logger.error({ err }, 'unhandled error');
+        sendBody(ctx, expose ? status : 500, {
+          errorCode: 1,
+          message: expose ? (err as Error).message : 'internal error',
+        });
+      }
+    } finally {
+      logRequest(ctx, started);
     }
+  };
+  koa.use((ctx, next) => {
+    const started = performance.now();
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('x-request-id', requestId);
+    return withRequestLogFields(new AccessLogFields(requestId, ctx), () => serve(ctx, next, started));
   });
 
   const system = new Router();
@@ -289,6 +288,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   );
 
   // Probes above are never shed; everything below counts against MAX_INFLIGHT.
+  // Every request admitted runs with a deadline from its arrival (GRAPHQL_TIMEOUT_MS on /graphql,
+  // RATING_TIMEOUT_MS on the charging paths, authentication included, REQUEST_TIMEOUT_MS on the
+  // other REST paths) that bounds its database statements;
+  // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
+  // logged as an error). Shedding and deadline are one middleware (issue 16 "Speed").
   let admitted = 0;
   koa.use(async (ctx, next) => {
     if (admitted >= config.maxInflight) {
@@ -298,36 +302,25 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       return;
     }
     admitted++;
-    try {
-      await next();
-    } finally {
-      admitted--;
-    }
-  });
-
-  // Every request runs with a deadline from its arrival (GRAPHQL_TIMEOUT_MS on /graphql,
-  // RATING_TIMEOUT_MS on the charging paths, authentication included, REQUEST_TIMEOUT_MS on the
-  // other REST paths) that bounds its database statements;
-  // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
-  // logged as an error).
-  koa.use(async (ctx, next) => {
-    const rating = ctx.path.startsWith(RATING_PATH_PREFIX);
-    const budgetMs =
-      ctx.path === '/graphql'
-        ? config.graphqlTimeoutMs
-        : rating
-          ? config.ratingTimeoutMs
-          : config.requestTimeoutMs;
-    const work = runInRequestScope(budgetMs, () => next());
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), budgetMs + DEADLINE_GRACE_MS);
-    });
     try {
+      const path = ctx.path;
+      const rating = path.startsWith(RATING_PATH_PREFIX);
+      const budgetMs =
+        path === '/graphql'
+          ? config.graphqlTimeoutMs
+          : rating
+            ? config.ratingTimeoutMs
+            : config.requestTimeoutMs;
+      // A scope of the request's one AsyncLocalStorage, carrying its log fields.
+      const work = runInRequestScope(budgetMs, next);
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(resolve, budgetMs + DEADLINE_GRACE_MS, 'late');
+      });
       if ((await Promise.race([work, late])) === 'late') {
         metrics.deadlineExceeded.inc();
         work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
-        logger.error({ path: ctx.path }, 'request outlived its deadline');
+        logger.error({ path }, 'request outlived its deadline');
         // A rating is always HTTP 200 (CONTRACT §4); its outcome is unknown here, so 5000: a retry
         // with the same operationId answers the recorded outcome.
         if (rating) sendBody(ctx, 200, { returnCode: 5000 });
@@ -338,8 +331,13 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       }
     } finally {
       clearTimeout(timer);
+      admitted--;
     }
   });
+
+  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
+  // REST rows without path parameters, by exact method and path, before the routers below.
+  koa.use(exactRowDispatch(rest));
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
@@ -374,7 +372,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     else if (ctx.method !== 'OPTIONS') sendBody(ctx, 404, { errorCode: 1, message: 'no such path' });
   });
 
-  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
   koa.use(rest.routes());
   koa.use(rest.allowedMethods());
 
@@ -464,43 +461,51 @@ function matchedRoute(ctx: Context): string | undefined {
  * Never a header or a body, so no credentials or tokens. Every other line logged while the
  * request is served carries the same `requestId`, `route`, `client` and `tenant`.
  */
-function accessLog(logger: Logger): Koa.Middleware {
-  return async (ctx, next) => {
-    const started = performance.now();
-    const client = () => {
-      const auth = ctx.state.auth as GatewayContext['auth'] | undefined;
-      return auth?.status === 'ok' ? auth.client : undefined;
-    };
-    const fields: RequestLogFields = {
-      requestId: ctx.state.requestId as string,
-      get route() {
-        return matchedRoute(ctx);
+function accessLog(logger: Logger): (ctx: Context, started: number) => void {
+  return (ctx, started) => {
+    // Nothing to compute when the level drops the line (issue 16 "Speed").
+    if (!logger.isLevelEnabled('info')) return;
+    const answer = ctx.state.answer as RestAnswer | undefined;
+    // Logged inside the request's scope: the line carries requestId, route, client and tenant.
+    logger.info(
+      {
+        route: matchedRoute(ctx) ?? 'unmatched',
+        method: ctx.method,
+        status: ctx.status,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        bytes: ctx.length,
+        returnCode: answer?.returnCode,
+        errorCode: answer?.errorCode,
       },
-      get client() {
-        return client()?.username;
-      },
-      get tenant() {
-        return client()?.tenantName;
-      },
-    };
-    try {
-      await withRequestLogFields(fields, next);
-    } finally {
-      const answer = ctx.state.answer as RestAnswer | undefined;
-      withRequestLogFields(fields, () =>
-        logger.info(
-          {
-            route: fields.route ?? 'unmatched',
-            method: ctx.method,
-            status: ctx.status,
-            durationMs: Math.round((performance.now() - started) * 10) / 10,
-            bytes: ctx.length,
-            returnCode: answer?.returnCode,
-            errorCode: answer?.errorCode,
-          },
-          'request',
-        ),
-      );
-    }
+      'request',
+    );
   };
+}
+
+/**
+ * A request's {@link RequestLogFields}, read from its Koa context when a line is logged: the
+ * route once the router matched it, the client and tenant once the credentials were checked.
+ */
+class AccessLogFields implements RequestLogFields {
+  constructor(
+    readonly requestId: string,
+    private readonly ctx: Context,
+  ) {}
+
+  get route(): string | undefined {
+    return matchedRoute(this.ctx);
+  }
+
+  get client(): string | undefined {
+    return this.authenticated()?.username;
+  }
+
+  get tenant(): string | undefined {
+    return this.authenticated()?.tenantName;
+  }
+
+  private authenticated() {
+    const auth = this.ctx.state.auth as GatewayContext['auth'] | undefined;
+    return auth?.status === 'ok' ? auth.client : undefined;
+  }
 }

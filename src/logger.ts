@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { format } from 'node:util';
 import pino from 'pino';
+import { currentScope, runWithLogFields } from './lib/request-scope';
 
 /** The structured logger type used everywhere (pino). */
 export type Logger = pino.Logger;
@@ -20,20 +20,29 @@ export interface RequestLogFields {
   tenant?: string;
 }
 
-const requestFields = new AsyncLocalStorage<RequestLogFields>();
-
 /**
  * Runs `fn` (a request's whole handling) with `fields` attached to every line logged by any
  * logger from {@link createLogger} meanwhile, also by code that has no request at hand (Apollo's
- * error formatting, knex warnings). `fields` may be completed later by mutating it.
+ * error formatting, knex warnings). `fields` may be completed later by mutating it. The fields
+ * live in the request's one scope (src/lib/request-scope.ts), beside its deadline.
  */
 export function withRequestLogFields<T>(fields: RequestLogFields, fn: () => T): T {
-  return requestFields.run(fields, fn);
+  return runWithLogFields(fields, fn);
 }
 
 /** The running request's log fields, or undefined outside a request. */
 export function requestLogFields(): RequestLogFields | undefined {
-  return requestFields.getStore();
+  return currentScope()?.log;
+}
+
+/**
+ * The running request's log fields as a new plain object (getters read now; pino merges the
+ * line's own fields into it), or an empty one outside a request.
+ */
+function requestMixin(): object {
+  const log = currentScope()?.log;
+  if (!log) return {};
+  return { requestId: log.requestId, route: log.route, client: log.client, tenant: log.tenant };
 }
 
 /**
@@ -66,7 +75,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: REDACTED_PATHS,
-      mixin: () => ({ ...requestFields.getStore() }),
+      mixin: requestMixin,
     },
     destination,
   );

@@ -1,25 +1,47 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import type { RequestLogFields } from '../logger';
 
 /**
  * What every wait inside one request can see of that request (issue 10 "Deadlines everywhere"):
- * when it arrived and when it must be answered, both in `performance.now()` milliseconds.
+ * when it arrived and when it must be answered, both in `performance.now()` milliseconds, and
+ * the fields its log lines carry (issue 13 part 2).
  */
 export interface RequestScope {
   /** Arrival time, ms on the `performance.now()` clock. */
   arrivalMs: number;
-  /** Time by which every database statement of the request must have finished, same clock. */
+  /**
+   * Time by which every database statement of the request must have finished, same clock;
+   * Infinity while no deadline is set (a scope opened for its log fields only).
+   */
   deadlineMs: number;
+  /** Fields every log line written meanwhile carries (see `withRequestLogFields` in src/logger.ts). */
+  log?: RequestLogFields;
 }
 
+// The one AsyncLocalStorage of a request (issue 16 "Speed"): deadline and log fields share it, so
+// every promise created while serving a request propagates one store, not one per concern.
 const storage = new AsyncLocalStorage<RequestScope>();
 
 /**
  * Runs `fn` with a request scope whose deadline is `budgetMs` after `arrivalMs` (default: now).
- * Everything `fn` awaits (database statements included) sees the scope.
+ * Everything `fn` awaits (database statements included) sees the scope. Log fields of an
+ * enclosing scope carry over.
  */
 export function runInRequestScope<T>(budgetMs: number, fn: () => T, arrivalMs = performance.now()): T {
-  return storage.run({ arrivalMs, deadlineMs: arrivalMs + budgetMs }, fn);
+  return storage.run({ arrivalMs, deadlineMs: arrivalMs + budgetMs, log: storage.getStore()?.log }, fn);
+}
+
+/**
+ * Runs `fn` with `log` as the request's log fields in a scope without a deadline (an enclosing
+ * scope's arrival and deadline carry over). Used by `withRequestLogFields`.
+ */
+export function runWithLogFields<T>(log: RequestLogFields, fn: () => T): T {
+  const outer = storage.getStore();
+  return storage.run(
+    { arrivalMs: outer?.arrivalMs ?? performance.now(), deadlineMs: outer?.deadlineMs ?? Infinity, log },
+    fn,
+  );
 }
 
 /**
@@ -31,7 +53,7 @@ export function withDeadline<T>(budgetMs: number, fn: () => T): T {
   const outer = storage.getStore();
   const arrivalMs = outer?.arrivalMs ?? performance.now();
   const deadlineMs = Math.min(outer?.deadlineMs ?? Infinity, arrivalMs + budgetMs);
-  return storage.run({ arrivalMs, deadlineMs }, fn);
+  return storage.run({ arrivalMs, deadlineMs, log: outer?.log }, fn);
 }
 
 /** The running request's scope, or undefined outside a request (CLI, start-up, tests). */
@@ -39,7 +61,7 @@ export function currentScope(): RequestScope | undefined {
   return storage.getStore();
 }
 
-/** Milliseconds left before the current request's deadline (Infinity outside a request). */
+/** Milliseconds left before the current request's deadline (Infinity outside a request or without one). */
 export function remainingMs(): number {
   const scope = storage.getStore();
   return scope ? scope.deadlineMs - performance.now() : Infinity;
