@@ -41,8 +41,7 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
     throw new BodyError(415, 'content-type must be application/json');
   }
   try {
-    if (smallPlainBody(ctx)) ctx.request.body = await readSmallJson(ctx);
-    else await parser(ctx, async () => undefined);
+    await parser(ctx, async () => undefined);
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 413) throw new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
@@ -54,70 +53,6 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
     throw new BodyError(400, 'request body must be a JSON object');
   }
   return body as Record<string, unknown>;
-}
-
-/** Largest body {@link readSmallJson} reads itself, bytes (issue 16 "Speed"). */
-const SMALL_BODY_BYTES = 64 * 1024;
-
-/**
- * True when the body can be read by {@link readSmallJson}: a POST or PUT not read yet, its
- * length declared (at most {@link SMALL_BODY_BYTES}) and no content-encoding. Everything else
- * (chunked, compressed, large, a closed request) goes through @koa/bodyparser.
- */
-function smallPlainBody(ctx: Context): boolean {
-  if ((ctx.method !== 'POST' && ctx.method !== 'PUT') || ctx.request.body !== undefined) return false;
-  const { headers } = ctx.req;
-  const length = headers['content-length'];
-  return (
-    headers['content-encoding'] === undefined &&
-    length !== undefined &&
-    /^\d{1,6}$/.test(length) &&
-    Number(length) <= SMALL_BODY_BYTES &&
-    !ctx.req.closed
-  );
-}
-
-// co-body's strict JSON rule (RFC 7159 whitespace, then an object or an array) and
-// @hapi/bourne's test for a `__proto__` key, which the parser refuses ("prototype poisoning").
-const STRICT_JSON = /^[ \t\n\r]*(\[|\{)/;
-const SUSPECT_PROTO =
-  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
-
-/** True when `value` or anything inside it has an own `__proto__` key. */
-function hasProtoKey(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return true;
-  return Object.values(value).some(hasProtoKey);
-}
-
-/**
- * Reads a small JSON body of declared length (issue 16 "Speed": the request path's bodies are
- * a few hundred bytes) with the same outcome as the JSON parser above: UTF-8 with a leading
- * byte order mark dropped, an empty body `{}`, strict JSON (object or array at the top), a
- * `__proto__` key refused. Throws an error with status 400 when the body is cut short or does
- * not parse.
- */
-async function readSmallJson(ctx: Context): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  try {
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      received += chunk.length;
-    }
-  } catch {
-    throw Object.assign(new Error('request aborted'), { status: 400 });
-  }
-  if (received !== Number(ctx.req.headers['content-length']))
-    throw Object.assign(new Error('request size did not match content length'), { status: 400 });
-  let text = Buffer.concat(chunks, received).toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (!text) return {};
-  if (!STRICT_JSON.test(text)) throw Object.assign(new Error('invalid JSON'), { status: 400 });
-  const parsed: unknown = JSON.parse(text);
-  if (SUSPECT_PROTO.test(text) && hasProtoKey(parsed))
-    throw Object.assign(new Error('forbidden prototype property'), { status: 400 });
-  return parsed;
 }
 
 // Reads an urlencoded body as text; it is split into parameters below (URLSearchParams), so that
