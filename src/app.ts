@@ -22,6 +22,7 @@ import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
 import { runInRequestScope } from './lib/request-scope';
+import { withTimeout } from './lib/wait';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
 import { createMetrics, instrumentServices } from './metrics';
 import { OutboxRelay } from './modules/events/relay';
@@ -269,7 +270,9 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   system.get('/healthz', (ctx) => sendBody(ctx, 200, { status: 'ok', version: VERSION }));
   system.get('/readyz', async (ctx) => {
     try {
-      await runInRequestScope(READY_TIMEOUT_MS, () => withTimeout(ping(db), READY_TIMEOUT_MS));
+      await runInRequestScope(READY_TIMEOUT_MS, () =>
+        withTimeout(ping(db), READY_TIMEOUT_MS, 'readiness ping'),
+      );
       sendBody(ctx, 200, { status: 'ready' });
     } catch (err) {
       logger.warn({ err }, 'readiness check failed');
@@ -416,17 +419,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       await apollo.stop();
     },
   };
-}
-
-/** Resolves or rejects like `p`, or rejects after `ms`. */
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { domainErrorOf } from './errors';
 import { Clock, systemClock } from './lib/clock';
+import { withTimeout } from './lib/wait';
 import { outboxBacklog } from './modules/events/outbox.store';
 import { RelayMetrics } from './modules/events/relay';
 import { Services } from './services';
@@ -102,21 +103,14 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
   const last = { count: 0, ageSeconds: 0 };
   const readBacklog = () => {
     backlog ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        const b = await Promise.race([
-          outboxBacklog(db),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error('backlog query timed out')), BACKLOG_SCRAPE_TIMEOUT_MS);
-          }),
-        ]);
+        const b = await withTimeout(outboxBacklog(db), BACKLOG_SCRAPE_TIMEOUT_MS, 'backlog query');
         last.count = b.count;
         last.ageSeconds =
           b.oldestCreatedAtMs === null ? 0 : Math.max(0, (clock.nowMs() - b.oldestCreatedAtMs) / 1000);
       } catch {
         // The database is down or slow: the last values stand (db_pool_* tell why).
       } finally {
-        clearTimeout(timer);
         setImmediate(() => (backlog = undefined));
       }
     })();

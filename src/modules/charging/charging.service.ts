@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids';
 import { Money, MoneyFormatError } from '../../lib/money';
 import { requireMsisdn } from '../../lib/msisdn';
 import { currentScope, remainingMs, runInRequestScope, withDeadline } from '../../lib/request-scope';
-import { setTimeout as delay } from 'node:timers/promises';
+import { withTimeout } from '../../lib/wait';
 import { Logger } from '../../logger';
 import { CdrRecorder, ChargingCdr } from '../cdrs/cdr.recorder';
 import { EventType, occurredAt } from '../events/event-types';
@@ -284,14 +284,7 @@ export class ChargingService {
         this.logger.error({ err, operationId: keys.operationId }, 'charging CDR not written'),
       );
       if (left === Infinity) await written;
-      else if (left > 0) {
-        const timer = new AbortController();
-        await Promise.race([
-          written,
-          delay(left, undefined, { signal: timer.signal }).catch(() => undefined),
-        ]);
-        timer.abort();
-      }
+      else if (left > 0) await withTimeout(written, left).catch(() => undefined);
     }
     return result;
   }

@@ -6,6 +6,7 @@ import { Counter, Gauge } from 'prom-client';
 import { EventsConfig } from '../../config';
 import { Clock } from '../../lib/clock';
 import { runInRequestScope } from '../../lib/request-scope';
+import { jitteredBackoffMs, withTimeout } from '../../lib/wait';
 import { Logger } from '../../logger';
 import {
   OutboxEvent,
@@ -107,7 +108,7 @@ export class OutboxRelay {
         if (this.failures === 1 || this.failures % 20 === 0)
           this.logger.warn({ err, failures: this.failures }, 'outbox relay failed; backing off');
         await this.disconnect();
-        pause = backoffMs(this.failures);
+        pause = jitteredBackoffMs(this.failures, RELAY_BACKOFF_MIN_MS, RELAY_BACKOFF_MAX_MS);
       }
       if (pause > 0 && !this.stopping) await this.sleep(pause);
     }
@@ -254,12 +255,6 @@ export function routingKeyOf(e: Pick<OutboxEvent, 'tenant' | 'type'>): string {
   return `${e.tenant}.${e.type}`;
 }
 
-/** Backoff before the next attempt after `failures` failures in a row: uniform in [min/2, min(max, min·2^(n-1))] ms. */
-export function backoffMs(failures: number): number {
-  const cap = Math.min(RELAY_BACKOFF_MAX_MS, RELAY_BACKOFF_MIN_MS * 2 ** Math.min(20, failures - 1));
-  return RELAY_BACKOFF_MIN_MS / 2 + Math.random() * (cap - RELAY_BACKOFF_MIN_MS / 2);
-}
-
 /** Closes a connection, destroying its socket if the peer does not answer within `ms`. */
 async function closeQuietly(connection: ChannelModel, ms: number): Promise<void> {
   // An 'error' event without a listener would be thrown by the emitter.
@@ -271,15 +266,4 @@ async function closeQuietly(connection: ChannelModel, ms: number): Promise<void>
       connection as unknown as { connection?: { stream?: { destroy(): void } } }
     ).connection?.stream?.destroy();
   }
-}
-
-/** Resolves or rejects like `p`, or rejects after `ms` with an error naming `what`. */
-function withTimeout<T>(p: Promise<T>, ms: number, what = 'operation'): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

@@ -2,6 +2,7 @@ import amqp, { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { RenewalsConfig } from '../../config';
 import { databaseFailureOf } from '../../db/knex';
 import { runInRequestScope } from '../../lib/request-scope';
+import { jitteredBackoffMs } from '../../lib/wait';
 import { Logger } from '../../logger';
 import type { RenewalDeliveryOutcome } from '../../metrics';
 import {
@@ -322,11 +323,10 @@ export class RenewalConsumer {
     await connection?.close().catch(() => undefined);
   }
 
-  /** Full-jitter exponential backoff for the n-th consecutive failure (n ≥ 1), ms. */
+  /** Backoff for the n-th consecutive failure (n ≥ 1), ms (see jitteredBackoffMs). */
   private backoffMs(n: number): number {
     const { minMs, maxMs } = this.options.backoff ?? DEFAULT_CONSUMER_BACKOFF;
-    const cap = Math.min(maxMs, minMs * 2 ** Math.max(0, n - 1));
-    return minMs / 2 + Math.random() * (cap - minMs / 2);
+    return jitteredBackoffMs(n, minMs, maxMs);
   }
 
   /** Waits `ms`, or less when the consumer is stopping. */
