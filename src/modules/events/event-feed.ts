@@ -1,13 +1,7 @@
 import { Knex } from 'knex';
 import { runInRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
-import {
-  OutboxEvent,
-  lastEventSeq,
-  listEventsAfter,
-  outboxEventOf,
-  selectOutboxEvents,
-} from './outbox.store';
+import { OutboxEvent, lastEventSeq, listEventsAfter, listEventsBySeq } from './outbox.store';
 
 /** Which events one subscription receives: one tenant's events of some types about one subject. */
 export interface FeedFilter {
@@ -184,13 +178,8 @@ export class EventFeed {
     }
     if (this.gaps.size === 0) return;
     const seqs = [...this.gaps.keys()];
-    const rows = (await runInRequestScope(READ_DEADLINE_MS, () =>
-      selectOutboxEvents(this.db).whereIn('e.seq', seqs).orderBy('e.seq', 'asc'),
-    )) as Parameters<typeof outboxEventOf>[0][];
-    for (const row of rows) {
-      const event = outboxEventOf(row);
-      if (this.gaps.delete(event.seq)) this.deliver(event);
-    }
+    const events = await runInRequestScope(READ_DEADLINE_MS, () => listEventsBySeq(this.db, seqs));
+    for (const event of events) if (this.gaps.delete(event.seq)) this.deliver(event);
   }
 
   /** Hands `event` to every subscription whose filter it matches. */

@@ -89,7 +89,7 @@ interface OutboxRow {
 }
 
 /** Maps an `outbox_events` row joined with its tenant's name. */
-export function outboxEventOf(row: OutboxRow): OutboxEvent {
+function outboxEventOf(row: OutboxRow): OutboxEvent {
   return {
     seq: Number(row.seq),
     eventId: row.event_id,
@@ -104,7 +104,7 @@ export function outboxEventOf(row: OutboxRow): OutboxEvent {
 }
 
 /** The columns {@link outboxEventOf} reads. */
-export function selectOutboxEvents(db: Knex): Knex.QueryBuilder {
+function selectOutboxEvents(db: Knex): Knex.QueryBuilder {
   return db('outbox_events as e')
     .join('tenants as t', 't.id', 'e.tenant_id')
     .select(
@@ -136,6 +136,13 @@ export async function listEventsAfter(
   if (options.tenantId !== undefined) q.where('e.tenant_id', options.tenantId);
   if (options.types) q.whereIn('e.type', options.types);
   const rows = (await q) as OutboxRow[];
+  return rows.map(outboxEventOf);
+}
+
+/** The events with these seqs that exist, oldest first (the subscription feed's re-read of skipped seqs). */
+export async function listEventsBySeq(db: Knex, seqs: readonly number[]): Promise<OutboxEvent[]> {
+  if (seqs.length === 0) return [];
+  const rows = (await selectOutboxEvents(db).whereIn('e.seq', seqs).orderBy('e.seq', 'asc')) as OutboxRow[];
   return rows.map(outboxEventOf);
 }
 
