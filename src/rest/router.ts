@@ -199,7 +199,10 @@ export function restRouter(
         const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
-          query: ctx.query,
+          // Parsed only for the rows that read it.
+          get query() {
+            return ctx.query;
+          },
           body:
             early.body ??
             (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
