@@ -111,14 +111,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   metrics.registry.registerMetric(transactionRetries);
   instrumentServices(services, metrics);
   const authenticator = new Authenticator(db, config.loginThrottle, clock, config.clientCacheMs);
-  const authenticate = async (headers: Context['headers'], address?: string) => {
-    try {
-      return await authenticator.authenticate(headers, address);
-    } catch (err) {
+  const authenticate = (headers: Context['headers'], address?: string) =>
+    authenticator.authenticate(headers, address).catch((err: unknown) => {
       if (err instanceof TooManyRequestsError) metrics.loginsThrottled.inc();
       throw err;
-    }
-  };
+    });
   const schema = await gatewaySchema();
   const { amqpUrl } = config.events;
   const relay = amqpUrl

@@ -252,11 +252,12 @@ export function instrumentServices(services: Services, m: GatewayMetrics): void 
     return out;
   };
   const introspect = tokens.introspect.bind(tokens);
-  tokens.introspect = async (...args) => {
-    const out = await introspect(...args);
-    m.introspections.inc({ active: String(out.active) });
-    return out;
-  };
+  // A `then` rather than an async wrapper: one promise less on the busiest path (issue 16).
+  tokens.introspect = (...args) =>
+    introspect(...args).then((out) => {
+      m.introspections.inc({ active: out.active ? 'true' : 'false' });
+      return out;
+    });
   const donate = sharing.donate.bind(sharing);
   sharing.donate = async (...args) => {
     try {
