@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config';
 import { importDataset } from '../../src/dataset/import';
 import { demoDataset } from '../../src/dataset/demo';
 import { createLogger } from '../../src/logger';
-import { RunningGateway, UnsafeStartError, prepareDatabase, serve } from '../../src/main';
+import { RunningGateway, UnsafeStartError, prepareDatabase, serve } from '../../src/server';
 import { countTenants } from '../../src/modules/tenants/tenant.store';
 import { systemClock } from '../../src/lib/clock';
 import { TestDb, createTestDb } from '../helpers/db';
