@@ -28,29 +28,27 @@ const lazy = {
   createServices: () => (require('./services') as typeof import('./services')).createServices,
 };
 
-/** True when the demo client still has the demo password (so it is safe to print and pre-fill). */
-async function demoClientPresent(db: Knex): Promise<boolean> {
-  const c = await findClientByUsername(db, DEMO_CREDENTIALS.username);
-  return !!c && c.enabled && (await verifyPassword(DEMO_CREDENTIALS.password, c.passwordHash));
-}
-
 /** Raised at start-up when the configuration and the database together are unsafe to serve. */
 export class UnsafeStartError extends Error {
   override name = 'UnsafeStartError';
 }
 
 /**
- * Production refuses to serve a client whose password is one of the published demo passwords
- * (issue 10 "Safe production defaults").
- * @throws UnsafeStartError naming the clients.
+ * Checks every client's stored hash against every published demo password, all scrypt runs
+ * queued on the thread pool at once (start-up time, issue 16: they overlap each other and the
+ * loading of the app). Resolves when all are done.
+ * @throws UnsafeStartError naming the clients that use one (issue 10 "Safe production defaults").
  */
-export async function assertNoDemoPasswords(db: Knex): Promise<void> {
+async function refuseDemoPasswords(
+  clients: Array<{ username: string; passwordHash: string }>,
+): Promise<void> {
   const demoPasswords = [DEMO_CREDENTIALS.password, OTHER_TENANT_CREDENTIALS.password];
-  const offenders: string[] = [];
-  for (const c of await listClientHashes(db)) {
-    for (const password of demoPasswords)
-      if (await verifyPassword(password, c.passwordHash)) offenders.push(c.username);
-  }
+  const matches = await Promise.all(
+    clients.map((c) =>
+      Promise.all(demoPasswords.map((password) => verifyPassword(password, c.passwordHash))),
+    ),
+  );
+  const offenders = clients.filter((_, i) => matches[i].some(Boolean)).map((c) => c.username);
   if (offenders.length)
     throw new UnsafeStartError(
       `refusing to start in production: API client(s) ${offenders.join(', ')} use a published demo password; ` +
@@ -59,10 +57,42 @@ export async function assertNoDemoPasswords(db: Knex): Promise<void> {
 }
 
 /**
- * Migrates the database (statements unbounded: a migration may take long) and, when `DEMO_DATA`
- * is on and the database is empty, loads the demo dataset (CONTRACT §8).
+ * Production refuses to serve a client whose password is one of the published demo passwords
+ * (issue 10 "Safe production defaults").
+ * @throws UnsafeStartError naming the clients.
  */
-export async function prepareDatabase(config: Config, logger: Logger): Promise<void> {
+export async function assertNoDemoPasswords(db: Knex): Promise<void> {
+  await refuseDemoPasswords(await listClientHashes(db));
+}
+
+/**
+ * Reads the client rows `serve`'s password check needs, then starts that check (scrypt, on the
+ * thread pool) and hands it back unawaited in `done`, so that it runs while the app's modules
+ * load: in production, the refusal of published demo passwords (`done` rejects with
+ * UnsafeStartError); otherwise whether the sandbox may be pre-filled with the demo credentials
+ * (demo data on, and the demo client still has the demo password).
+ */
+async function startPasswordCheck(config: Config, db: Knex): Promise<{ done: Promise<boolean> }> {
+  if (config.production) return { done: refuseDemoPasswords(await listClientHashes(db)).then(() => false) };
+  if (!config.demoData) return { done: Promise.resolve(false) };
+  const c = await findClientByUsername(db, DEMO_CREDENTIALS.username);
+  return {
+    done: c?.enabled ? verifyPassword(DEMO_CREDENTIALS.password, c.passwordHash) : Promise.resolve(false),
+  };
+}
+
+/**
+ * Migrates the database (statements unbounded: a migration may take long) and, when `DEMO_DATA`
+ * is on and the database is empty, loads the demo dataset (CONTRACT §8). In production it then
+ * runs {@link assertNoDemoPasswords} unless `checkDemoPasswords` is false (`serve` runs that
+ * check itself, while the app loads).
+ * @throws UnsafeStartError from that check.
+ */
+export async function prepareDatabase(
+  config: Config,
+  logger: Logger,
+  { checkDemoPasswords = true }: { checkDemoPasswords?: boolean } = {},
+): Promise<void> {
   const db = createKnex(config.databaseUrl, { ...config.db, statementTimeoutMs: 0 }, knexLog(logger));
   try {
     const applied = await migrateLatest(db);
@@ -74,7 +104,7 @@ export async function prepareDatabase(config: Config, logger: Logger): Promise<v
       const familyGroupId = await seedDemoFamily(sharing, tenant.id);
       logger.info({ summary, familyGroupId }, 'demo dataset loaded into the empty database');
     }
-    if (config.production) await assertNoDemoPasswords(db);
+    if (config.production && checkDemoPasswords) await assertNoDemoPasswords(db);
   } finally {
     await db.destroy();
   }
@@ -109,13 +139,20 @@ export async function serve(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningGateway> {
-  await prepareDatabase(config, logger);
+  await prepareDatabase(config, logger, { checkDemoPasswords: false });
   const db = createKnex(config.databaseUrl, config.db, knexLog(logger));
-  // The sandbox is pre-filled only with demo data on, never in production. The password check
-  // (scrypt, on the thread pool) runs while the app's modules load.
-  const demoCheck = config.demoData && !config.production ? demoClientPresent(db) : Promise.resolve(false);
-  const createApp: typeof CreateApp = lazy.app().createApp;
-  const demo = await demoCheck;
+  let demo: boolean;
+  let createApp: typeof CreateApp;
+  try {
+    // Nothing listens before the production check passed; it runs while the app's modules load.
+    const passwordCheck = await startPasswordCheck(config, db);
+    passwordCheck.done.catch(() => undefined); // awaited below, once the app is loaded
+    createApp = lazy.app().createApp;
+    demo = await passwordCheck.done;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   const app = await createApp({
     config,
     db,
