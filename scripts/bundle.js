@@ -53,12 +53,15 @@ async function bundle() {
     /[^\n\r\t -~]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-  fs.writeFileSync(BUNDLE, code);
+  // Renamed into place: a server starting meanwhile reads the old bundle or the new one, whole.
+  fs.writeFileSync(`${BUNDLE}.tmp`, code);
+  fs.renameSync(`${BUNDLE}.tmp`, BUNDLE);
 }
 
 /**
  * Starts `node dist/src/main.js` on an empty scratch SQLite database until the code cache is
- * written, then stops it. A failure here only warns: the first real start writes the cache.
+ * written, then stops it. A bundle that cannot start fails the build (with the server's
+ * stderr); a start that only takes too long warns (the first real start writes the cache).
  */
 async function prime() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-bundle-'));
@@ -80,14 +83,16 @@ async function prime() {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     for (let waited = 0; !fs.existsSync(`${BUNDLE}.cache`); waited += 50) {
-      if (child.exitCode !== null || waited > 30_000)
-        throw new Error(err.trim() || 'no code cache within 30 s');
+      if (child.exitCode !== null)
+        throw new Error(`dist/src/main.js on the bundle exited with code ${child.exitCode}:\n${err}`);
+      if (waited > 30_000) {
+        process.stderr.write(
+          'scripts/bundle.js: code cache not primed within 30 s; the first start writes it\n',
+        );
+        break;
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
-  } catch (e) {
-    process.stderr.write(
-      `scripts/bundle.js: code cache not primed (${e.message}); the first start writes it\n`,
-    );
   } finally {
     child.kill('SIGTERM');
     await exited;
