@@ -84,7 +84,11 @@ export function loadBundle<T>(file: string, notOlderThan: string): LoadedBundle<
         fs.writeFileSync(tmp, Buffer.concat([key, script.createCachedData()]));
         fs.renameSync(tmp, cacheFile);
       } catch {
-        fs.rmSync(tmp, { force: true });
+        try {
+          fs.rmSync(tmp, { force: true });
+        } catch {
+          /* nothing was written */
+        }
       }
     },
   };
