@@ -36,7 +36,8 @@ const EXTERNAL = [
 
 /** Bundles dist/src/server.js into dist/gateway.js (its exports are server.ts's). */
 async function bundle() {
-  fs.rmSync(`${BUNDLE}.cache`, { force: true });
+  for (const f of fs.readdirSync(DIST))
+    if (/^gateway\.js\.(?:[0-9a-f]{8}\.)?cache$/.test(f)) fs.rmSync(path.join(DIST, f), { force: true });
   const result = await esbuild.build({
     stdin: { contents: "module.exports = require('./src/server');", resolveDir: DIST, loader: 'js' },
     bundle: true,

@@ -17,7 +17,7 @@ const KEY_BYTES = 20;
 export interface LoadedBundle<T> {
   exports: T;
   /**
-   * Writes the code cache (`<bundle>.cache`: the bundle's SHA-1, then V8's data, which holds
+   * Writes the code cache ({@link codeCacheFile}: the bundle's SHA-1, then V8's data, which holds
    * every function compiled so far, so call it once the process has done its start-up work)
    * when the cache was missing, stale or refused by V8; otherwise does nothing. The file is
    * written under a temporary name and renamed, so concurrent starts never read half a file. A
@@ -25,6 +25,19 @@ export interface LoadedBundle<T> {
    * ignored.
    */
   saveCodeCache(): void;
+}
+
+/**
+ * The code cache file of the bundle `file` for this process: `<file>.cache`, or
+ * `<file>.<8 hex digits>.cache` when node runs with options (command line or NODE_OPTIONS). V8
+ * refuses a cache made under other V8 flags (even `--max-old-space-size`), so processes started
+ * with different options keep separate caches instead of overwriting each other's at every start.
+ */
+export function codeCacheFile(file: string): string {
+  const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  return options
+    ? `${file}.${createHash('sha1').update(options).digest('hex').slice(0, 8)}.cache`
+    : `${file}.cache`;
 }
 
 /** The modification time of `file` in ms, or undefined when it does not exist. */
@@ -39,7 +52,7 @@ function mtimeMs(file: string): number | undefined {
 /**
  * Loads the CommonJS bundle `file` the way Node loads a module (the usual wrapper; `require`
  * resolves from the bundle's directory, so its external packages come from node_modules),
- * compiled from `<file>.cache` when that cache was made from the same bytes. Returns undefined,
+ * compiled from its code cache when that was made from the same bytes. Returns undefined,
  * loading nothing, when `file` is missing or older than `notOlderThan` (the compiler's build
  * record: a tree compiled after the last bundling must not run stale code).
  * @throws whatever evaluating the bundle throws.
@@ -50,7 +63,7 @@ export function loadBundle<T>(file: string, notOlderThan: string): LoadedBundle<
   if (built === undefined || (compiled !== undefined && built < compiled)) return undefined;
   const bytes = fs.readFileSync(file);
   const key = createHash('sha1').update(bytes).digest();
-  const cacheFile = `${file}.cache`;
+  const cacheFile = codeCacheFile(file);
   let cached: Buffer | undefined;
   try {
     const c = fs.readFileSync(cacheFile);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadBundle } from '../../src/lib/bundle';
+import { codeCacheFile, loadBundle } from '../../src/lib/bundle';
 
 /** The bundle runner behind `node dist/src/main.js` (issue 16 start-up time; scripts/bundle.js writes the bundle). */
 
@@ -29,6 +29,7 @@ describe('loadBundle', () => {
     );
   type Exports = { answer(): number; dep: string; filename: string; dirname: string; degree: string };
   const epoch = new Date(0);
+  const cacheFile = () => codeCacheFile(file);
 
   it('loads nothing when the bundle is missing or older than the build record', () => {
     expect(loadBundle(file, record)).toBeUndefined();
@@ -51,34 +52,53 @@ describe('loadBundle', () => {
   it('writes the code cache once, keyed by the bundle bytes, and uses it on the next load', () => {
     write(1);
     loadBundle<Exports>(file, record)!.saveCodeCache();
-    const cache = fs.readFileSync(`${file}.cache`);
+    const cache = fs.readFileSync(cacheFile());
     expect(cache.subarray(0, 20)).toEqual(createHash('sha1').update(fs.readFileSync(file)).digest());
     expect(cache.length).toBeGreaterThan(20);
-    fs.utimesSync(`${file}.cache`, epoch, epoch);
+    fs.utimesSync(cacheFile(), epoch, epoch);
     const again = loadBundle<Exports>(file, record)!;
     again.saveCodeCache(); // the cache fitted: nothing to write
-    expect(fs.statSync(`${file}.cache`).mtimeMs).toBe(0);
+    expect(fs.statSync(cacheFile()).mtimeMs).toBe(0);
     expect(again.exports.answer()).toBe(1);
   });
 
   it('never uses a cache made from other bytes (same length), and replaces it', () => {
     write(1);
     loadBundle<Exports>(file, record)!.saveCodeCache();
-    fs.utimesSync(`${file}.cache`, epoch, epoch);
+    fs.utimesSync(cacheFile(), epoch, epoch);
     write(2);
     const b = loadBundle<Exports>(file, record)!;
     expect(b.exports.answer()).toBe(2);
     b.saveCodeCache();
-    expect(fs.statSync(`${file}.cache`).mtimeMs).not.toBe(0);
-    expect(fs.readFileSync(`${file}.cache`).subarray(0, 20)).toEqual(
+    expect(fs.statSync(cacheFile()).mtimeMs).not.toBe(0);
+    expect(fs.readFileSync(cacheFile()).subarray(0, 20)).toEqual(
       createHash('sha1').update(fs.readFileSync(file)).digest(),
     );
   });
 
+  it('processes started with node options have their own cache file', () => {
+    const { execArgv } = process;
+    const options = process.env.NODE_OPTIONS;
+    try {
+      process.execArgv = [];
+      delete process.env.NODE_OPTIONS;
+      expect(codeCacheFile(file)).toBe(`${file}.cache`);
+      process.env.NODE_OPTIONS = '--max-old-space-size=512';
+      const a = codeCacheFile(file);
+      process.env.NODE_OPTIONS = '--max-old-space-size=1024';
+      expect(a).toMatch(/gateway\.js\.[0-9a-f]{8}\.cache$/);
+      expect(codeCacheFile(file)).not.toBe(a);
+    } finally {
+      process.execArgv = execArgv;
+      if (options === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = options;
+    }
+  });
+
   it('a cache that cannot be read or written only means no cache', () => {
     write(7);
-    fs.mkdirSync(`${file}.cache`);
-    fs.writeFileSync(path.join(`${file}.cache`, 'occupied'), '');
+    fs.mkdirSync(cacheFile());
+    fs.writeFileSync(path.join(cacheFile(), 'occupied'), '');
     const b = loadBundle<Exports>(file, record)!;
     expect(() => b.saveCodeCache()).not.toThrow();
     expect(b.exports.answer()).toBe(7);
