@@ -174,7 +174,7 @@ async function startServer(program, url, { countQueries = false, env = {} } = {}
 /**
  * Runs autocannon in its own process pinned to the load core (bench/load.js) against `base`
  * with the request built by bench/requests.js `request.name(request.args)`. `opts`: duration
- * (s), connections, overallRate (req/s, rate-limited run), amount (a fixed number of requests).
+ * (s), connections, overallRate (req/s, paced evenly; the result then has `late`), amount (a fixed number of requests).
  * Resolves with req/s, latency (ms), bytes/s, counts of answers that were right (`ok`) and wrong
  * (`bad`, non-2xx or wrong body; `badSample` describes one) and transport errors.
  */

@@ -3,11 +3,64 @@
  * autocannon once with the request bench/requests.js builds and checks every answer: a non-2xx
  * status or a body the request's `check` refuses counts as `bad`, never as throughput. Prints
  * one JSON line: req/s, latency p50/p99 (ms), bytes/s, counts.
+ *
+ * `opts.overallRate` paces requests evenly (see pacer below) instead of autocannon's own rate
+ * option, which lets every connection send its whole per-second quota back to back at the start
+ * of each second: at "half of peak" that is full load for half a second, then silence, and its
+ * latencies are those of a saturated server.
  * Usage: node bench/load.js '{"base":…,"request":{"name":…,"args":…},"opts":{…}}'
  */
 'use strict';
 const autocannon = require('autocannon');
 const requests = require('./requests');
+
+/**
+ * An open-loop pacer for `rate` requests per second over autocannon's connections: a request is
+ * due every 1/rate s (counted from the start, so a late tick sends what is due at once); a
+ * connection that has its answer waits in a FIFO queue for the next due request. Works through
+ * autocannon's `setupClient` hook by wrapping the client's `_doRequest` (autocannon 9.0.0,
+ * pinned by the lock file). `late` counts due requests that found no connection free (a sign
+ * that the server no longer keeps up at this rate).
+ */
+function pacer(rate) {
+  const waiting = [];
+  let started;
+  let sent = 0;
+  let late = 0;
+  let timer;
+  const tick = () => {
+    const due = Math.floor(((performance.now() - started) / 1000) * rate) - sent;
+    for (let i = 0; i < due; i++) {
+      const send = waiting.shift();
+      if (!send) {
+        late += due - i;
+        sent += due - i;
+        return;
+      }
+      sent++;
+      send();
+    }
+  };
+  return {
+    setupClient(client) {
+      const doRequest = client._doRequest;
+      client._doRequest = function (...args) {
+        if (this.destroyed) return;
+        if (timer === undefined) {
+          started = performance.now();
+          timer = setInterval(tick, 1);
+        }
+        waiting.push(() => !this.destroyed && doRequest.apply(this, args));
+      };
+    },
+    stop() {
+      clearInterval(timer);
+    },
+    get late() {
+      return late;
+    },
+  };
+}
 
 async function main() {
   const { base, request, opts } = JSON.parse(process.argv[2]);
@@ -15,11 +68,12 @@ async function main() {
   let ok = 0;
   let bad = 0;
   let badSample;
+  const paced = opts.overallRate ? pacer(opts.overallRate) : undefined;
   const result = await autocannon({
     url: base,
     connections: opts.connections ?? 1,
     ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration }),
-    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
+    ...(paced ? { setupClient: paced.setupClient } : {}),
     timeout: opts.timeoutSeconds ?? 30,
     requests: [
       {
@@ -34,6 +88,7 @@ async function main() {
       },
     ],
   });
+  paced?.stop();
   process.stdout.write(
     `${JSON.stringify({
       reqs: result.requests.average,
@@ -47,6 +102,7 @@ async function main() {
       non2xx: result.non2xx,
       errors: result.errors,
       timeouts: result.timeouts,
+      ...(paced ? { late: paced.late } : {}),
     })}\n`,
   );
 }

@@ -56,9 +56,9 @@ async function halfPeak(scenario, backend, server, request, peak, s, verdicts) {
   verdicts.checkLoad(scenario, 'half of peak', r);
   const m = server.memory();
   printTable(
-    `${scenario} at half of peak (${backend}): autocannon limited to ${rate} req/s for ${s.seconds} s`,
-    ['req/s', 'p50 ms', 'p99 ms', 'RSS MB (peak)'],
-    [[Math.round(r.reqs), r.p50, r.p99, `${m.rss} (${m.peak})`]],
+    `${scenario} at half of peak (${backend}): ${rate} req/s paced evenly over ${s.connections} connections for ${s.seconds} s`,
+    ['req/s', 'p50 ms', 'p99 ms', 'due with no connection free', 'RSS MB (peak)'],
+    [[Math.round(r.reqs), r.p50, r.p99, r.late ?? 0, `${m.rss} (${m.peak})`]],
   );
   verdicts.target(
     scenario,

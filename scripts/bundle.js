@@ -2,7 +2,7 @@
  * Build step after `tsc` (issue 16, start-up time): bundles the compiled server
  * (dist/src/server.js and every module it loads) into dist/gateway.js with esbuild, which
  * src/main.ts runs compiled from V8's code cache, then starts it once on a scratch SQLite file
- * so that the cache (dist/gateway.js.cache) is there before the first real start.
+ * so that the cache (dist/gateway.js.<hash>.cache) is there before the first real start.
  *
  * Kept out of the bundle, loaded from node_modules as usual: the native SQLite driver, the
  * MySQL/MariaDB driver, and the knex and type-graphql drivers and peers that are never
@@ -19,6 +19,8 @@ const esbuild = require('esbuild');
 
 const DIST = path.join(__dirname, '..', 'dist');
 const BUNDLE = path.join(DIST, 'gateway.js');
+/** The code cache files of the bundle (src/lib/bundle.ts codeCacheFile). */
+const CACHE = /^gateway\.js\.(?:[0-9a-f]{8}\.)?cache$/;
 const EXTERNAL = [
   'better-sqlite3',
   'mysql2',
@@ -36,8 +38,7 @@ const EXTERNAL = [
 
 /** Bundles dist/src/server.js into dist/gateway.js (its exports are server.ts's). */
 async function bundle() {
-  for (const f of fs.readdirSync(DIST))
-    if (/^gateway\.js\.(?:[0-9a-f]{8}\.)?cache$/.test(f)) fs.rmSync(path.join(DIST, f), { force: true });
+  for (const f of fs.readdirSync(DIST)) if (CACHE.test(f)) fs.rmSync(path.join(DIST, f), { force: true });
   const result = await esbuild.build({
     stdin: { contents: "module.exports = require('./src/server');", resolveDir: DIST, loader: 'js' },
     bundle: true,
@@ -83,7 +84,7 @@ async function prime() {
   child.stderr.on('data', (d) => (err += d));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
-    for (let waited = 0; !fs.existsSync(`${BUNDLE}.cache`); waited += 50) {
+    for (let waited = 0; !fs.readdirSync(DIST).some((f) => CACHE.test(f)); waited += 50) {
       if (child.exitCode !== null)
         throw new Error(`dist/src/main.js on the bundle exited with code ${child.exitCode}:\n${err}`);
       if (waited > 30_000) {

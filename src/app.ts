@@ -21,7 +21,7 @@ import { DeadlineExceededError, MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from 
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
-import { runInRequestScope } from './lib/request-scope';
+import { runInRequestScope, setRequestDeadline } from './lib/request-scope';
 import { withTimeout } from './lib/wait';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
 import { createMetrics, instrumentServices } from './metrics';
@@ -30,7 +30,7 @@ import { BODY_LIMIT_BYTES } from './rest/body';
 import { OAUTH2_PATHS, authorizationServerMetadataHandler } from './rest/oauth2';
 import { OPENAPI_PATH, openApiHandler } from './rest/openapi';
 import { sendBody } from './rest/respond';
-import { RestAnswer, exactRowDispatch, restRouter } from './rest/router';
+import { ExactRows, RestAnswer, exactRowDispatch, restRouter } from './rest/router';
 import { ROUTES } from './rest/routes';
 import { RenewalConsumer } from './modules/events/renewal-consumer';
 import { RenewalEventService } from './modules/events/renewal-events';
@@ -99,8 +99,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the Koa application. Middleware order: request id → error guard → in-flight count →
- * duration metrics → probes (/healthz, /readyz, /metrics: never shed) → overload guard →
- * deadline → /graphql → legacy REST rows → 404.
+ * duration metrics → (a REST row by exact method and path: overload guard → deadline → the row)
+ * → probes (/healthz, /readyz, /metrics: never shed) → explorer → overload guard → deadline →
+ * /graphql → legacy REST rows with path parameters → 404.
  */
 export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
@@ -213,29 +214,84 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   let inflight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
+  // One listener function for every response (no closure per request).
+  const onResponseClosed = () => {
+    if (--inflight === 0) idle?.();
+  };
   const logRequest = accessLog(logger);
+
+  // Every request admitted runs with a deadline from its arrival (GRAPHQL_TIMEOUT_MS on /graphql,
+  // RATING_TIMEOUT_MS on the charging paths, authentication included, REQUEST_TIMEOUT_MS on the
+  // other REST paths) that bounds its database statements;
+  // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
+  // logged as an error). Shedding and deadline are one function (issue 16 "Speed").
+  let admitted = 0;
+  const admit = async (ctx: Context, run: () => Promise<unknown>): Promise<void> => {
+    if (admitted >= config.maxInflight) {
+      metrics.shed.inc();
+      ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+      sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
+      return;
+    }
+    admitted++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const path = ctx.path;
+      const rating = path.startsWith(RATING_PATH_PREFIX);
+      const budgetMs =
+        path === '/graphql'
+          ? config.graphqlTimeoutMs
+          : rating
+            ? config.ratingTimeoutMs
+            : config.requestTimeoutMs;
+      // The deadline goes on the request's one scope, opened with its log fields.
+      const work = setRequestDeadline(budgetMs) ? run() : runInRequestScope(budgetMs, run);
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(resolve, budgetMs + DEADLINE_GRACE_MS, 'late');
+      });
+      if ((await Promise.race([work, late])) === 'late') {
+        metrics.deadlineExceeded.inc();
+        work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
+        logger.error({ path }, 'request outlived its deadline');
+        // A rating is always HTTP 200 (CONTRACT §4); its outcome is unknown here, so 5000: a retry
+        // with the same operationId answers the recorded outcome.
+        if (rating) sendBody(ctx, 200, { returnCode: 5000 });
+        else {
+          ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+          sendBody(ctx, 503, { errorCode: 1, message: 'request deadline exceeded, retry later' });
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      admitted--;
+    }
+  };
+
+  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
+  // REST rows without path parameters, by exact method and path (issue 16 "Speed").
+  const restRows = exactRowDispatch(rest);
   // Request id → access log → error guard → in-flight count → duration metrics, as one
   // middleware (issue 16 "Speed": one function, one promise and one async scope per request
-  // instead of five layers).
+  // instead of five layers); exact REST rows are admitted and served from it too.
   const serve = async (ctx: Context, next: Koa.Next, started: number): Promise<void> => {
     try {
       try {
         // A request counts until its response is written out (or the client went away), so a
         // drain never cuts a response that Koa is still sending.
         inflight++;
-        ctx.res.once('close', () => {
-          if (--inflight === 0) idle?.();
-        });
+        ctx.res.on('close', onResponseClosed);
         if (draining) ctx.set('connection', 'close');
-        const end = metrics.httpDuration.startTimer();
         try {
-          await next();
+          // An exact REST row is admitted and served here, without the middleware below; every
+          // other request goes down the chain (probes, explorer, then admission, /graphql, rows
+          // with path parameters, 404/405).
+          const row = restRows.start(ctx);
+          await (row ? admit(ctx, row) : next());
         } finally {
-          end({
-            method: ctx.method,
-            route: matchedRoute(ctx) ?? 'unmatched',
-            status: ctx.status,
-          });
+          metrics.httpDuration.observe(
+            { method: ctx.method, route: matchedRoute(ctx) ?? 'unmatched', status: ctx.status },
+            (performance.now() - started) / 1000,
+          );
           const answer = ctx.state.answer as RestAnswer | undefined;
           if (answer?.style === 'sqs')
             metrics.sqsRequests.inc({
@@ -285,62 +341,15 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   });
   system.get(OAUTH2_PATHS.metadata, authorizationServerMetadataHandler(config.publicBaseUrl));
   system.get(OPENAPI_PATH, openApiHandler());
+  const explorer = explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization });
+  // Exact REST rows are served before these routers: none of their paths may be a row's.
+  assertNoRowPaths(restRows, system);
+  assertNoRowPaths(restRows, explorer);
   koa.use(system.routes());
-  koa.use(
-    explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }).routes(),
-  );
+  koa.use(explorer.routes());
 
-  // Probes above are never shed; everything below counts against MAX_INFLIGHT.
-  // Every request admitted runs with a deadline from its arrival (GRAPHQL_TIMEOUT_MS on /graphql,
-  // RATING_TIMEOUT_MS on the charging paths, authentication included, REQUEST_TIMEOUT_MS on the
-  // other REST paths) that bounds its database statements;
-  // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
-  // logged as an error). Shedding and deadline are one middleware (issue 16 "Speed").
-  let admitted = 0;
-  koa.use(async (ctx, next) => {
-    if (admitted >= config.maxInflight) {
-      metrics.shed.inc();
-      ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
-      sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
-      return;
-    }
-    admitted++;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const path = ctx.path;
-      const rating = path.startsWith(RATING_PATH_PREFIX);
-      const budgetMs =
-        path === '/graphql'
-          ? config.graphqlTimeoutMs
-          : rating
-            ? config.ratingTimeoutMs
-            : config.requestTimeoutMs;
-      // A scope of the request's one AsyncLocalStorage, carrying its log fields.
-      const work = runInRequestScope(budgetMs, next);
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(resolve, budgetMs + DEADLINE_GRACE_MS, 'late');
-      });
-      if ((await Promise.race([work, late])) === 'late') {
-        metrics.deadlineExceeded.inc();
-        work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
-        logger.error({ path }, 'request outlived its deadline');
-        // A rating is always HTTP 200 (CONTRACT §4); its outcome is unknown here, so 5000: a retry
-        // with the same operationId answers the recorded outcome.
-        if (rating) sendBody(ctx, 200, { returnCode: 5000 });
-        else {
-          ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
-          sendBody(ctx, 503, { errorCode: 1, message: 'request deadline exceeded, retry later' });
-        }
-      }
-    } finally {
-      clearTimeout(timer);
-      admitted--;
-    }
-  });
-
-  const rest = restRouter(ROUTES, schema, makeContext, logger, authenticate);
-  // REST rows without path parameters, by exact method and path, before the routers below.
-  koa.use(exactRowDispatch(rest));
+  // Probes above are never shed; everything below counts against MAX_INFLIGHT (see `admit`).
+  koa.use((ctx, next) => admit(ctx, next));
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
@@ -438,6 +447,18 @@ function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
       };
     },
   };
+}
+
+/**
+ * Checks at start-up that no path and method of `router` is an exact REST row's, which would
+ * shadow it (rows are served before the routers).
+ * @throws Error naming the path.
+ */
+function assertNoRowPaths(rows: ExactRows, router: Router): void {
+  for (const layer of router.stack)
+    for (const method of layer.methods)
+      if (typeof layer.path === 'string' && rows.rowOf(method, layer.path))
+        throw new Error(`${method} ${layer.path} is both a REST row and a probe or explorer path`);
 }
 
 /** The @koa/router pattern that matched the request (`/sqs/api/groups/:id`), if any. */

@@ -3,6 +3,7 @@ import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-thrott
 import { DEFAULT_CLIENT_CACHE_MS } from './auth/authenticate';
 import { DbLimits } from './db/knex';
 import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
+import { HEAP_MODES, HeapMode } from './lib/heap';
 
 /**
  * The service configuration, read once from the environment (CONTRACT §8).
@@ -62,6 +63,8 @@ export interface Config {
    * request, ms (AUTH_CLIENT_CACHE_MS, default 1000; 0 reads it on every request; issue 16).
    */
   clientCacheMs: number;
+  /** How V8 sizes the heap (HEAP_MODE, default `compact`; see src/lib/heap.ts; issue 16). */
+  heapMode: HeapMode;
   /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
   events: EventsConfig;
   /** The plan-renewal consumer (issue 12 part 3), on the broker and exchange of `events`. */
@@ -181,6 +184,9 @@ const schema = z.object({
   AUTH_MAX_FAILURES_PER_ADDRESS: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress),
   AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
   AUTH_CLIENT_CACHE_MS: int(0, 60_000).default(DEFAULT_CLIENT_CACHE_MS),
+  HEAP_MODE: z
+    .enum(HEAP_MODES as [HeapMode, ...HeapMode[]], { error: `must be one of ${HEAP_MODES.join(', ')}` })
+    .default('compact'),
   AMQP_URL: z
     .string()
     .refine((v) => /^amqps?:\/\/[^/\s]+/.test(v), 'must be amqp://user:pass@host:port[/vhost] or amqps://…')
@@ -251,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: e.AUTH_WINDOW_SECONDS,
     },
     clientCacheMs: e.AUTH_CLIENT_CACHE_MS,
+    heapMode: e.HEAP_MODE,
     events: {
       amqpUrl: e.AMQP_URL ?? null,
       exchange: e.AMQP_EXCHANGE,

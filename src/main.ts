@@ -5,18 +5,28 @@
  *
  * Start-up time (issue 16): the build also bundles src/server.ts and everything it loads into
  * `dist/gateway.js` (scripts/bundle.js); when that bundle is there and not older than the
- * compiled tree, the server runs from it, compiled from V8's code cache `dist/gateway.js.cache`
- * (written after the first start that finds none, and by the build). Without the bundle (e.g.
+ * compiled tree, the server runs from it, compiled from V8's code cache
+ * `dist/gateway.js.<hash>.cache` (written after the first start that finds none, and by the build). Without the bundle (e.g.
  * after a plain `tsc`) the same code runs from the compiled modules.
  */
 import path from 'node:path';
 import { loadBundle } from './lib/bundle';
+import { HEAP_MODES, HeapMode, applyHeapMode } from './lib/heap';
 
 if (require.main === module) {
+  // V8 refuses a code cache made under other V8 flags, and the cache is made after start-up:
+  // HEAP_MODE's flags are set before the bundle is compiled, not only by runGateway (which sets
+  // the same ones again once the configuration is validated; an invalid HEAP_MODE sets nothing
+  // here and stops start-up there).
+  const heapMode = process.env.HEAP_MODE || 'compact';
+  const flags = (HEAP_MODES as readonly string[]).includes(heapMode)
+    ? applyHeapMode(heapMode as HeapMode)
+    : [];
   const dist = path.join(__dirname, '..');
   const bundle = loadBundle<typeof import('./server')>(
     path.join(dist, 'gateway.js'),
     path.join(dist, '.tsbuildinfo'),
+    flags,
   );
   const server = bundle?.exports ?? (require('./server') as typeof import('./server'));
   server.main().then(

@@ -15,6 +15,7 @@ import {
 import { createKnex } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
+import { applyHeapMode } from './lib/heap';
 import { Logger, createLogger, routeConsoleToLogger } from './logger';
 import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
 import { VERSION } from './version';
@@ -222,6 +223,7 @@ export async function main(): Promise<void> {
  * drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
  */
 export async function runGateway(config: Config): Promise<void> {
+  applyHeapMode(config.heapMode);
   const logger = createLogger(config.logLevel);
   routeConsoleToLogger(logger);
   const gateway = await serve(config, logger);

@@ -28,16 +28,15 @@ export interface LoadedBundle<T> {
 }
 
 /**
- * The code cache file of the bundle `file` for this process: `<file>.cache`, or
- * `<file>.<8 hex digits>.cache` when node runs with options (command line or NODE_OPTIONS). V8
- * refuses a cache made under other V8 flags (even `--max-old-space-size`), so processes started
- * with different options keep separate caches instead of overwriting each other's at every start.
+ * The code cache file of the bundle `file` for this process: `<file>.<8 hex digits>.cache`, the
+ * digits a hash of node's options (command line and NODE_OPTIONS) and of `runtimeFlags`, the V8
+ * flags the process set itself before loading the bundle (HEAP_MODE's). V8 refuses a cache made
+ * under other V8 flags (even `--max-old-space-size`), so processes started differently keep
+ * separate caches instead of overwriting each other's at every start.
  */
-export function codeCacheFile(file: string): string {
-  const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
-  return options
-    ? `${file}.${createHash('sha1').update(options).digest('hex').slice(0, 8)}.cache`
-    : `${file}.cache`;
+export function codeCacheFile(file: string, runtimeFlags: readonly string[] = []): string {
+  const key = JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '', runtimeFlags]);
+  return `${file}.${createHash('sha1').update(key).digest('hex').slice(0, 8)}.cache`;
 }
 
 /** The modification time of `file` in ms, or undefined when it does not exist. */
@@ -54,16 +53,21 @@ function mtimeMs(file: string): number | undefined {
  * resolves from the bundle's directory, so its external packages come from node_modules),
  * compiled from its code cache when that was made from the same bytes. Returns undefined,
  * loading nothing, when `file` is missing or older than `notOlderThan` (the compiler's build
- * record: a tree compiled after the last bundling must not run stale code).
+ * record: a tree compiled after the last bundling must not run stale code). `runtimeFlags`: see
+ * {@link codeCacheFile}.
  * @throws whatever evaluating the bundle throws.
  */
-export function loadBundle<T>(file: string, notOlderThan: string): LoadedBundle<T> | undefined {
+export function loadBundle<T>(
+  file: string,
+  notOlderThan: string,
+  runtimeFlags: readonly string[] = [],
+): LoadedBundle<T> | undefined {
   const built = mtimeMs(file);
   const compiled = mtimeMs(notOlderThan);
   if (built === undefined || (compiled !== undefined && built < compiled)) return undefined;
   const bytes = fs.readFileSync(file);
   const key = createHash('sha1').update(bytes).digest();
-  const cacheFile = codeCacheFile(file);
+  const cacheFile = codeCacheFile(file, runtimeFlags);
   let cached: Buffer | undefined;
   try {
     const c = fs.readFileSync(cacheFile);

@@ -45,6 +45,20 @@ export function runWithLogFields<T>(log: RequestLogFields, fn: () => T): T {
 }
 
 /**
+ * Sets the running request's deadline to `budgetMs` after its arrival (issue 16 "Speed": the
+ * request's one scope, opened for its log fields, gets its deadline once the request is admitted,
+ * instead of a second scope). The scope object belongs to this request alone, so everything the
+ * request awaits from now on sees the deadline. Outside any request it does nothing and returns
+ * false; the caller then opens a scope with {@link runInRequestScope}.
+ */
+export function setRequestDeadline(budgetMs: number): boolean {
+  const scope = storage.getStore();
+  if (!scope) return false;
+  scope.deadlineMs = scope.arrivalMs + budgetMs;
+  return true;
+}
+
+/**
  * Runs `fn` with the current scope's deadline tightened to at most `arrivalMs + budgetMs`
  * (e.g. RATING_TIMEOUT_MS for a rating inside a longer request budget). Outside any request
  * the scope starts now.

@@ -1,6 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context } from 'koa';
 import typeis from 'type-is';
+import { memoByString } from '../lib/memo';
 
 /** Largest accepted request body (CONTRACT §1): 1 MiB. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -27,8 +28,15 @@ const parser = bodyParser({
 
 /** True when the content-type is JSON (any case, parameters allowed) or absent. */
 export function isJsonContentType(contentType: string | undefined): boolean {
-  return !contentType || typeis.is(contentType.toLowerCase(), ['application/json', '+json']) !== false;
+  return !contentType || jsonContentType(contentType);
 }
+
+const jsonContentType = memoByString(
+  (contentType) => typeis.is(contentType.toLowerCase(), ['application/json', '+json']) !== false,
+);
+
+/** The `next` the body parsers get: nothing runs after them. */
+const end = async (): Promise<void> => undefined;
 
 /**
  * Reads the request body as a JSON object (CONTRACT §1): a non-JSON content-type is 415, more
@@ -41,7 +49,7 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
     throw new BodyError(415, 'content-type must be application/json');
   }
   try {
-    await parser(ctx, async () => undefined);
+    await parser(ctx, end);
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 413) throw new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
@@ -81,7 +89,7 @@ export async function readFormOrJsonObject(ctx: Context): Promise<Record<string,
     throw new BodyError(415, `content-type must be ${FORM} or application/json`);
   }
   try {
-    await formParser(ctx, async () => undefined);
+    await formParser(ctx, end);
   } catch (err) {
     const status = (err as { status?: number }).status;
     if (status === 413) throw new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);

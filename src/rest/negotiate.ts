@@ -1,4 +1,5 @@
 import Negotiator from 'negotiator';
+import { memoByString } from '../lib/memo';
 
 /** The two response formats of the REST layer. */
 export type Format = 'xml' | 'json';
@@ -28,20 +29,11 @@ function withoutParameters(accept: string): string {
  * `accept`, `*\/*`, `text/xml` and unsupported types.
  */
 export function negotiateFormat(accept: string | undefined): Format {
-  if (!accept) return 'xml';
-  let format = negotiated.get(accept);
-  if (format === undefined) {
-    const best = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(OFFERED);
-    format = best === 'application/json' ? 'json' : 'xml';
-    if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
-    negotiated.set(accept, format);
-  }
-  return format;
+  return accept ? negotiated(accept) : 'xml';
 }
 
-/**
- * Formats negotiated so far by `accept` value (clients send few distinct ones; issue 16 cuts
- * per-request work), at most {@link NEGOTIATED_MAX}, emptied when full.
- */
-const negotiated = new Map<string, Format>();
-const NEGOTIATED_MAX = 256;
+/** {@link negotiateFormat} of a non-empty `accept`, memoised per value (issue 16 cuts per-request work). */
+const negotiated = memoByString((accept): Format => {
+  const best = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(OFFERED);
+  return best === 'application/json' ? 'json' : 'xml';
+});

@@ -3,6 +3,12 @@ import type { Context } from 'koa';
 import { Format, negotiateFormat } from './negotiate';
 import { toXml } from './xml';
 
+/** Adds `vary: accept` (the header `ctx.vary` would write, without parsing when there is none yet). */
+function varyAccept(ctx: Context): void {
+  if (ctx.response.get('vary')) ctx.vary('accept');
+  else ctx.set('vary', 'accept');
+}
+
 /** The format a request negotiated (CONTRACT §1): JSON when it is the best acceptable type, else XML. */
 export function requestFormat(ctx: Context): Format {
   return negotiateFormat(ctx.get('accept') || undefined);
@@ -14,7 +20,7 @@ export function requestFormat(ctx: Context): Format {
  */
 export function sendStream(ctx: Context, status: number, format: Format, body: Readable): void {
   ctx.status = status;
-  ctx.vary('accept');
+  varyAccept(ctx);
   ctx.type = format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
   ctx.body = body;
 }
@@ -31,7 +37,7 @@ export function sendBody(
   format?: Format,
 ): void {
   ctx.status = status;
-  ctx.vary('accept');
+  varyAccept(ctx);
   if (body === null) {
     ctx.body = null;
     return;

@@ -107,6 +107,14 @@ export interface RestRoute<TData = unknown> {
   /** Operation data → status and legacy body. */
   result(data: TData, input: RestInput): RestOutput;
   /**
+   * The operation's data computed without GraphQL execution (issue 16 "Speed"), for a hot row
+   * whose one field is one service call: it calls the function the field's resolver calls
+   * (permission check included), so `result` renders the same status and bytes; a test per row
+   * compares the two paths. Throws what the resolver throws (the row's usual error outcomes).
+   * Its data is checked against `TData` where the row is declared ({@link defineRoute}).
+   */
+  resolve?(gctx: GatewayContext, variables: Record<string, unknown>): Promise<unknown>;
+  /**
    * A faster path for a row whose generic execution is too slow for its size (the full location
    * list, issue 16 "Speed"): runs after the same transport checks, with the same variables, and
    * must answer byte-identically to `document` + `result` in `format` (a test per row compares
@@ -127,8 +135,12 @@ export interface RestRoute<TData = unknown> {
   unavailable?(reason: ServiceUnavailableError['reason']): RestOutput;
 }
 
-/** Declares a row with its data type checked. */
-export function defineRoute<TData>(route: RestRoute<TData>): RestRoute<TData> {
+/** Declares a row with its data type checked (`result`'s input, and `resolve`'s output). */
+export function defineRoute<TData>(
+  route: RestRoute<TData> & {
+    resolve?(gctx: GatewayContext, variables: Record<string, unknown>): Promise<TData>;
+  },
+): RestRoute<TData> {
   return route;
 }
 

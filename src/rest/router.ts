@@ -148,8 +148,8 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
 /**
  * Builds the legacy REST router: each row authenticates, checks the tenant and permissions
  * headers, reads the body, and executes its pre-parsed operation (compiled with graphql-jit, see
- * {@link compileRoutes}) against the same schema and context as `/graphql`, then maps data or
- * errors to the legacy status and body.
+ * {@link compileRoutes}; or the row's `resolve`, see RestRoute) against the same schema and
+ * context as `/graphql`, then maps data or errors to the legacy status and body.
  * `oauth2` rows read the body first (form or JSON), since the client may authenticate in it,
  * and check those credentials with `authenticate` (the same check as a Basic header).
  */
@@ -199,7 +199,10 @@ export function restRouter(
         const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input: RestInput = {
           params: ctx.params as Record<string, string>,
-          query: ctx.query,
+          // Parsed only for the rows that read it.
+          get query() {
+            return ctx.query;
+          },
           body:
             early.body ??
             (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
@@ -220,9 +223,15 @@ export function restRouter(
             return;
           }
         }
-        const result = await run(gctx, route.idempotent ? { ...variables, idempotencyKey } : variables);
-        if (result.errors?.length) throw result.errors[0];
-        const out = route.result(result.data as never, input);
+        const operationVariables = route.idempotent ? { ...variables, idempotencyKey } : variables;
+        let data: unknown;
+        if (route.resolve) data = await route.resolve(gctx, operationVariables);
+        else {
+          const result = await run(gctx, operationVariables);
+          if (result.errors?.length) throw result.errors[0];
+          data = result.data;
+        }
+        const out = route.result(data as never, input);
         send(out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
         const failure = toFailure(err, gctx?.logger ?? logger);
@@ -254,16 +263,29 @@ export function restRouter(
   return router;
 }
 
+/** The REST rows that {@link exactRowDispatch} serves by exact method and path. */
+export interface ExactRows {
+  /** The row's handler for exactly this method and path, or undefined. */
+  rowOf(method: string, path: string): RouterMiddleware | undefined;
+  /**
+   * For a request that is an exact row: sets what @koa/router would have set for it and returns
+   * the function that serves it; undefined for every other request.
+   */
+  start(ctx: Context): (() => Promise<unknown>) | undefined;
+}
+
+const noNext = async (): Promise<void> => undefined;
+
 /**
  * Exact-path dispatch of REST rows (issue 16 "Speed"): a request whose method and path are
  * exactly those of a row without path parameters goes straight to that row's handler, with
  * what @koa/router would have set for it (`ctx.params` `{}`, `_matchedRoute` the row's path for
  * the access log and metrics), instead of having every router scan its layers. A row is taken
  * only when @koa/router itself picks it first for that method and path; every other request
- * (HEAD, OPTIONS, a trailing slash, other letter case, path parameters, no row) goes on to
- * `next` and the routers as before.
+ * (HEAD, OPTIONS, a trailing slash, other letter case, path parameters, no row) goes to the
+ * routers as before.
  */
-export function exactRowDispatch(router: Router): (ctx: Context, next: () => Promise<unknown>) => unknown {
+export function exactRowDispatch(router: Router): ExactRows {
   const rows = new Map<string, Map<string, RouterMiddleware>>();
   for (const layer of router.stack) {
     if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || layer.stack.length !== 1) continue;
@@ -273,12 +295,16 @@ export function exactRowDispatch(router: Router): (ctx: Context, next: () => Pro
       rows.get(method)!.set(layer.path, layer.stack[0] as RouterMiddleware);
     }
   }
-  return (ctx, next) => {
-    const path = ctx.path;
-    const handler = rows.get(ctx.method)?.get(path);
-    if (!handler) return next();
-    ctx.params = {};
-    (ctx as { _matchedRoute?: string })._matchedRoute = path;
-    return handler(ctx as never, next as never);
+  const rowOf = (method: string, path: string) => rows.get(method)?.get(path);
+  return {
+    rowOf,
+    start: (ctx) => {
+      const path = ctx.path;
+      const handler = rowOf(ctx.method, path);
+      if (!handler) return undefined;
+      ctx.params = {};
+      (ctx as { _matchedRoute?: string })._matchedRoute = path;
+      return () => handler(ctx as never, noNext) as Promise<unknown>;
+    },
   };
 }

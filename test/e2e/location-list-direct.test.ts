@@ -1,17 +1,12 @@
-import { execute, parse } from 'graphql';
 import { Permission } from '../../src/auth/permissions';
 import { loadConfig } from '../../src/config';
 import { Dataset } from '../../src/dataset/dataset.schema';
-import { GatewayContext } from '../../src/graphql/context';
-import { gatewaySchema } from '../../src/graphql/schema';
-import { createLogger } from '../../src/logger';
-import { toFailure, failureBody } from '../../src/rest/failure';
 import { LOCATION_ROUTES } from '../../src/rest/location.routes';
 import { LOCATIONS_PER_CHUNK } from '../../src/rest/location-list';
 import { RestInput } from '../../src/rest/route';
-import { toXml } from '../../src/rest/xml';
 import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
+import { genericAnswer } from '../helpers/rest-generic';
 import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
 
 /**
@@ -23,7 +18,6 @@ import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
  */
 
 const PERM = { permissions: 'PCRF_LOCATION_READ_PERMISSION' };
-const logger = createLogger('silent');
 
 /** Strings that XML, JSON and percent-encoding each treat specially. */
 const AWKWARD = [
@@ -130,10 +124,9 @@ async function bulk(app: TestApp, n: number): Promise<void> {
 
 describe('GET /pcc/pcrf/locations: the direct path answers the generic path byte for byte (issue 16)', () => {
   let app: TestApp;
-  const schema = gatewaySchema();
 
-  /** The generic path: the row's operation executed, its `result`, then the existing serialisers. */
-  async function generic(
+  /** The generic path (test/helpers/rest-generic.ts) of the location row `rowPath`. */
+  function generic(
     target: TestApp,
     baseUrl: string,
     rowPath: string,
@@ -143,36 +136,7 @@ describe('GET /pcc/pcrf/locations: the direct path answers the generic path byte
     password = 'pcrf-password',
   ): Promise<{ status: number; text: string }> {
     const row = LOCATION_ROUTES.find((r) => r.path === rowPath && r.method === 'GET')!;
-    const auth = await target.app.authenticator.authenticate({ authorization: basic(username, password) });
-    const gctx: GatewayContext = {
-      requestId: 'generic',
-      auth,
-      client: auth.status === 'ok' ? auth.client : null,
-      tenantHeader: undefined,
-      baseUrl,
-      services: target.app.services,
-      logger,
-      cache: new Map(),
-    };
-    const full: RestInput = { ...input, body: {}, baseUrl };
-    const result = await execute({
-      schema: await schema,
-      document: parse(row.document),
-      contextValue: gctx,
-      variableValues: row.variables(full),
-    });
-    let status: number;
-    let body: Record<string, unknown>;
-    if (result.errors?.length) {
-      const failure = toFailure(result.errors[0], logger);
-      status = failure.status;
-      body = failureBody(row.style, failure);
-    } else {
-      const out = row.result(result.data as never, full);
-      status = out.status;
-      body = out.body!;
-    }
-    return { status, text: format === 'json' ? JSON.stringify(body) : toXml(body) };
+    return genericAnswer(target, row, input, format, basic(username, password), baseUrl);
   }
 
   async function direct(

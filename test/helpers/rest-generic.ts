@@ -1,0 +1,57 @@
+import { execute, parse } from 'graphql';
+import { GatewayContext } from '../../src/graphql/context';
+import { gatewaySchema } from '../../src/graphql/schema';
+import { createLogger } from '../../src/logger';
+import { failureBody, toFailure } from '../../src/rest/failure';
+import { RestInput, RestRoute } from '../../src/rest/route';
+import { toXml } from '../../src/rest/xml';
+import { TestApp } from './app';
+
+const logger = createLogger('silent');
+const schema = gatewaySchema();
+
+/**
+ * What a REST row answers on the generic path (issue 16 "Speed"), for comparing a row's faster
+ * path (`direct` or `resolve`) with it: the row's GraphQL operation executed against the schema
+ * with the caller's context, then the row's `result` (or the failure's legacy body), then
+ * `JSON.stringify` or `toXml`. `authorization` is the Basic header of the caller.
+ */
+export async function genericAnswer(
+  target: TestApp,
+  row: RestRoute<never>,
+  input: Pick<RestInput, 'params' | 'query'> & Partial<Pick<RestInput, 'body'>>,
+  format: 'json' | 'xml',
+  authorization: string,
+  baseUrl = target.url,
+): Promise<{ status: number; text: string }> {
+  const auth = await target.app.authenticator.authenticate({ authorization });
+  const gctx: GatewayContext = {
+    requestId: 'generic',
+    auth,
+    client: auth.status === 'ok' ? auth.client : null,
+    tenantHeader: undefined,
+    baseUrl,
+    services: target.app.services,
+    logger,
+    cache: new Map(),
+  };
+  const full: RestInput = { body: {}, ...input, baseUrl };
+  const result = await execute({
+    schema: await schema,
+    document: parse(row.document),
+    contextValue: gctx,
+    variableValues: row.variables(full),
+  });
+  let status: number;
+  let body: Record<string, unknown>;
+  if (result.errors?.length) {
+    const failure = toFailure(result.errors[0], logger);
+    status = failure.status;
+    body = failureBody(row.style, failure);
+  } else {
+    const out = row.result(result.data as never, full);
+    status = out.status;
+    body = out.body!;
+  }
+  return { status, text: format === 'json' ? JSON.stringify(body) : toXml(body) };
+}
