@@ -1,208 +1,39 @@
-import 'reflect-metadata';
-import http from 'node:http';
-import { Knex } from 'knex';
-import type { createApp as CreateApp } from './app';
-import { findClientByUsername, listClientHashes } from './auth/client.store';
-import { verifyPassword } from './auth/password';
-import { Config, ConfigError, loadConfig } from './config';
-import {
-  DEMO_CREDENTIALS,
-  OTHER_TENANT_CREDENTIALS,
-  demoAuthorization,
-  demoDataset,
-  seedDemoFamily,
-} from './dataset/demo';
-import { createKnex } from './db/knex';
-import { migrateLatest } from './db/migrations';
-import { systemClock } from './lib/clock';
-import { applyHeapMode } from './lib/heap';
-import { Logger, createLogger, routeConsoleToLogger } from './logger';
-import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
-import { VERSION } from './version';
-
-// Start-up time (issue 16): what only an empty database needs (the dataset import with its JSON
-// Schema validator, the services that seed the demo data) is loaded when it is needed; the app
-// (Apollo, type-graphql, Koa) is loaded while the demo password check runs.
-const lazy = {
-  app: () => require('./app') as typeof import('./app'),
-  importDataset: () => (require('./dataset/import') as typeof import('./dataset/import')).importDataset,
-  createServices: () => (require('./services') as typeof import('./services')).createServices,
-};
-
-/** True when the demo client still has the demo password (so it is safe to print and pre-fill). */
-async function demoClientPresent(db: Knex): Promise<boolean> {
-  const c = await findClientByUsername(db, DEMO_CREDENTIALS.username);
-  return !!c && c.enabled && (await verifyPassword(DEMO_CREDENTIALS.password, c.passwordHash));
-}
-
-/** Raised at start-up when the configuration and the database together are unsafe to serve. */
-export class UnsafeStartError extends Error {
-  override name = 'UnsafeStartError';
-}
-
 /**
- * Production refuses to serve a client whose password is one of the published demo passwords
- * (issue 10 "Safe production defaults").
- * @throws UnsafeStartError naming the clients.
+ * The gateway process (CONTRACT §8): `npm start` runs `node dist/src/main.js`, which serves
+ * until SIGTERM or SIGINT (src/server.ts has the steps: config → database → app → listen →
+ * graceful shutdown).
+ *
+ * Start-up time (issue 16): the build also bundles src/server.ts and everything it loads into
+ * `dist/gateway.js` (scripts/bundle.js); when that bundle is there and not older than the
+ * compiled tree, the server runs from it, compiled from V8's code cache
+ * `dist/gateway.js.<hash>.cache` (written after the first start that finds none, and by the build). Without the bundle (e.g.
+ * after a plain `tsc`) the same code runs from the compiled modules.
  */
-export async function assertNoDemoPasswords(db: Knex): Promise<void> {
-  const demoPasswords = [DEMO_CREDENTIALS.password, OTHER_TENANT_CREDENTIALS.password];
-  const offenders: string[] = [];
-  for (const c of await listClientHashes(db)) {
-    for (const password of demoPasswords)
-      if (await verifyPassword(password, c.passwordHash)) offenders.push(c.username);
-  }
-  if (offenders.length)
-    throw new UnsafeStartError(
-      `refusing to start in production: API client(s) ${offenders.join(', ')} use a published demo password; ` +
-        'change it with `client create` or remove the client',
-    );
-}
-
-/**
- * Migrates the database (statements unbounded: a migration may take long) and, when `DEMO_DATA`
- * is on and the database is empty, loads the demo dataset (CONTRACT §8).
- */
-export async function prepareDatabase(config: Config, logger: Logger): Promise<void> {
-  const db = createKnex(config.databaseUrl, { ...config.db, statementTimeoutMs: 0 }, knexLog(logger));
-  try {
-    const applied = await migrateLatest(db);
-    if (applied.length) logger.info({ applied }, 'migrations applied');
-    if (config.demoData && (await countTenants(db)) === 0) {
-      const summary = await lazy.importDataset()(db, demoDataset(), systemClock);
-      const tenant = (await findTenantByName(db, DEMO_CREDENTIALS.tenant))!;
-      const sharing = lazy.createServices()(db, config, systemClock, logger).sharing;
-      const familyGroupId = await seedDemoFamily(sharing, tenant.id);
-      logger.info({ summary, familyGroupId }, 'demo dataset loaded into the empty database');
-    }
-    if (config.production) await assertNoDemoPasswords(db);
-  } finally {
-    await db.destroy();
-  }
-}
-
-/** knex's own warnings as pino lines. */
-function knexLog(logger: Logger) {
-  return {
-    warn: (msg: string) => logger.warn({ knex: msg }, 'knex'),
-    error: (msg: string) => logger.error({ knex: msg }, 'knex'),
-  };
-}
-
-/** A served gateway and the way to stop it. */
-export interface RunningGateway {
-  server: http.Server;
-  /**
-   * Graceful shutdown (issue 10): stops accepting connections, stops the renewal consumer (the
-   * events being applied finish) and closes the subscription connections, lets in-flight
-   * requests finish for up to SHUTDOWN_TIMEOUT_MS, closes idle keep-alive connections, stops
-   * Apollo and closes the pool. Resolves true when every request finished in time.
-   */
-  shutdown(reason: string): Promise<boolean>;
-}
-
-/**
- * Process entry (CONTRACT §8): migrate, load the demo dataset into an empty database when
- * DEMO_DATA is on, serve on HOST:PORT, print the URLs (and the demo credentials when they work).
- * The caller wires signals to `shutdown` (see main).
- */
-export async function serve(
-  config: Config,
-  logger: Logger = createLogger(config.logLevel),
-): Promise<RunningGateway> {
-  await prepareDatabase(config, logger);
-  const db = createKnex(config.databaseUrl, config.db, knexLog(logger));
-  // The sandbox is pre-filled only with demo data on, never in production. The password check
-  // (scrypt, on the thread pool) runs while the app's modules load.
-  const demoCheck = config.demoData && !config.production ? demoClientPresent(db) : Promise.resolve(false);
-  const createApp: typeof CreateApp = lazy.app().createApp;
-  const demo = await demoCheck;
-  const app = await createApp({
-    config,
-    db,
-    logger,
-    sandboxAuthorization: demo ? demoAuthorization() : undefined,
-  });
-  const server = http.createServer(app.koa.callback());
-  app.attach(server);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown =
-    config.publicBaseUrl ??
-    `http://${['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host}:${port}`;
-  const lines = [
-    `Subscriber Gateway ${VERSION} listening on ${config.host}:${port} (database ${config.databaseUrl.replace(/\/\/[^@]*@/, '//***@')})`,
-    `  GraphQL (explorer in a browser):        ${shown}/graphql`,
-    `  REST base URL:                          ${shown}/   e.g. POST ${shown}/token`,
-  ];
-  if (demo)
-    lines.push(
-      `  Demo credentials: ${DEMO_CREDENTIALS.username} / ${DEMO_CREDENTIALS.password} (tenant ${DEMO_CREDENTIALS.tenant})`,
-    );
-  process.stdout.write(`${lines.join('\n')}\n`);
-
-  let stopping: Promise<boolean> | undefined;
-  const shutdown = (reason: string): Promise<boolean> => {
-    stopping ??= (async () => {
-      logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // No new renewal deliveries; subscription connections closed (1001), so `closed` can resolve.
-      await app.stopBackground();
-      const drained = await app.drain(config.shutdownTimeoutMs);
-      server.closeAllConnections();
-      await closed;
-      await app.close();
-      await db.destroy();
-      logger.info({ drained }, drained ? 'shut down cleanly' : 'shut down with requests still in flight');
-      return drained;
-    })();
-    return stopping;
-  };
-  return { server, shutdown };
-}
-
-/** Runs `serve` with the environment's configuration; a bad configuration exits with status 2. */
-export async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  await runGateway(config);
-}
-
-/**
- * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (CONTRACT §8: SIGTERM
- * drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
- */
-export async function runGateway(config: Config): Promise<void> {
-  applyHeapMode(config.heapMode);
-  const logger = createLogger(config.logLevel);
-  routeConsoleToLogger(logger);
-  const gateway = await serve(config, logger);
-  const onSignal = (signal: NodeJS.Signals) => {
-    gateway.shutdown(signal).then(
-      () => logger.flush(() => process.exit(0)),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        logger.flush(() => process.exit(1));
-      },
-    );
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-}
+import path from 'node:path';
+import { loadBundle } from './lib/bundle';
+import { HEAP_MODES, HeapMode, applyHeapMode } from './lib/heap';
 
 if (require.main === module) {
-  main().catch((err) => {
-    process.stderr.write(`fatal: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  });
+  // V8 refuses a code cache made under other V8 flags, and the cache is made after start-up:
+  // HEAP_MODE's flags are set before the bundle is compiled, not only by runGateway (which sets
+  // the same ones again once the configuration is validated; an invalid HEAP_MODE sets nothing
+  // here and stops start-up there).
+  const heapMode = process.env.HEAP_MODE || 'compact';
+  const flags = (HEAP_MODES as readonly string[]).includes(heapMode)
+    ? applyHeapMode(heapMode as HeapMode)
+    : [];
+  const dist = path.join(__dirname, '..');
+  const bundle = loadBundle<typeof import('./server')>(
+    path.join(dist, 'gateway.js'),
+    path.join(dist, '.tsbuildinfo'),
+    flags,
+  );
+  const server = bundle?.exports ?? (require('./server') as typeof import('./server'));
+  server.main().then(
+    () => setImmediate(() => bundle?.saveCodeCache()),
+    (err: unknown) => {
+      process.stderr.write(`fatal: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

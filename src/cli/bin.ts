@@ -15,7 +15,7 @@ import { printOpenApi } from '../rest/openapi';
 import { printDatasetSchema } from '../dataset/dataset.schema';
 import { systemClock } from '../lib/clock';
 import { createLogger } from '../logger';
-import { runGateway } from '../main';
+import { runGateway } from '../server';
 import { createServices } from '../services';
 import { CdrService, parseCdrKind, parseWindow } from '../modules/cdrs/cdr.service';
 import { CDR_KINDS } from '../modules/cdrs/cdr.layouts';

@@ -1,9 +1,10 @@
+import http from 'node:http';
 import { Authenticator } from '../../src/auth/authenticate';
 import { loadConfig } from '../../src/config';
 import { importDataset } from '../../src/dataset/import';
 import { demoDataset } from '../../src/dataset/demo';
 import { createLogger } from '../../src/logger';
-import { RunningGateway, UnsafeStartError, prepareDatabase, serve } from '../../src/main';
+import { RunningGateway, UnsafeStartError, prepareDatabase, serve } from '../../src/server';
 import { countTenants } from '../../src/modules/tenants/tenant.store';
 import { systemClock } from '../../src/lib/clock';
 import { TestDb, createTestDb } from '../helpers/db';
@@ -45,6 +46,20 @@ describe('DEMO_DATA and production', () => {
     await expect(prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), silent)).rejects.toThrow(
       /demo, globex-portal/,
     );
+  });
+
+  it('serve refuses in production too (its check runs while the app loads) and listens on nothing', async () => {
+    await prepareDatabase(configFor(tdb, { DEMO_DATA: 'false' }), silent);
+    await importDataset(tdb.db, demoDataset(), systemClock);
+    const listening = jest.spyOn(http.Server.prototype, 'listen');
+    try {
+      await expect(serve(configFor(tdb, { NODE_ENV: 'production' }), silent)).rejects.toThrow(
+        /refusing to start in production: API client\(s\) demo, globex-portal/,
+      );
+      expect(listening).not.toHaveBeenCalled();
+    } finally {
+      listening.mockRestore();
+    }
   });
 
   describe('what the explorer page pre-fills', () => {
