@@ -11,6 +11,8 @@
  * Usage: node bench/load.js '{"base":…,"request":{"name":…,"args":…},"opts":{…}}'
  */
 'use strict';
+const { performance } = require('node:perf_hooks');
+const { setInterval, clearInterval } = require('node:timers');
 const autocannon = require('autocannon');
 const requests = require('./requests');
 
