@@ -99,8 +99,17 @@ async function firstOk(url, since, child, timeoutMs = 30_000) {
  * of bench/baselines.js (`bare`: a Koa handler calling the project's Authenticator and services;
  * `sofa`: sofa-api on the gateway schema).
  */
+/** The node flags of package.json's `start` script (`exec node <flags> dist/src/main.js`). */
+function startFlags() {
+  const start = require(path.join(ROOT, 'package.json')).scripts.start;
+  const m = /\bnode((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(start);
+  if (!m) throw new Error(`package.json start script not understood: ${start}`);
+  return m[1].split(/\s+/).filter(Boolean);
+}
+
 const PROGRAMS = {
-  gateway: () => [path.join(DIST, 'main.js')],
+  // The node flags `npm start` gives the gateway (package.json), so the bench runs it as operators do.
+  gateway: () => [...startFlags(), path.join(DIST, 'main.js')],
   bare: () => [path.join(__dirname, 'baselines.js'), 'bare'],
   sofa: () => [path.join(__dirname, 'baselines.js'), 'sofa'],
 };
