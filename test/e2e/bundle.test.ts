@@ -2,7 +2,13 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildClientSchema, getIntrospectionQuery, lexicographicSortSchema, printSchema } from 'graphql';
+import {
+  IntrospectionQuery,
+  buildClientSchema,
+  getIntrospectionQuery,
+  lexicographicSortSchema,
+  printSchema,
+} from 'graphql';
 import { gatewaySchema } from '../../src/graphql/schema';
 
 /**
@@ -46,7 +52,8 @@ describe('the bundled server (dist/gateway.js)', () => {
       },
       body: JSON.stringify({ query: getIntrospectionQuery({ specifiedByUrl: true, descriptions: true }) }),
     });
-    const served = printSchema(lexicographicSortSchema(buildClientSchema((await res.json()).data)));
+    const { data } = (await res.json()) as { data: IntrospectionQuery };
+    const served = printSchema(lexicographicSortSchema(buildClientSchema(data)));
     const source = printSchema(lexicographicSortSchema(await gatewaySchema()));
     // Introspection carries no directives on fields; both sides are compared without them.
     const plain = (sdl: string) => sdl.replace(/ @(deprecated|oneOf)\b(\([^)]*\))?/g, '');
