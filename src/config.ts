@@ -63,7 +63,7 @@ export interface Config {
    * request, ms (AUTH_CLIENT_CACHE_MS, default 1000; 0 reads it on every request; issue 16).
    */
   clientCacheMs: number;
-  /** How V8 sizes the heap (HEAP_MODE, default `compact`; see src/lib/heap.ts; issue 16). */
+  /** How V8 sizes the heap (HEAP_MODE, default `v8`; see src/lib/heap.ts; issue 16). */
   heapMode: HeapMode;
   /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
   events: EventsConfig;
@@ -186,7 +186,7 @@ const schema = z.object({
   AUTH_CLIENT_CACHE_MS: int(0, 60_000).default(DEFAULT_CLIENT_CACHE_MS),
   HEAP_MODE: z
     .enum(HEAP_MODES as [HeapMode, ...HeapMode[]], { error: `must be one of ${HEAP_MODES.join(', ')}` })
-    .default('compact'),
+    .default('v8'),
   AMQP_URL: z
     .string()
     .refine((v) => /^amqps?:\/\/[^/\s]+/.test(v), 'must be amqp://user:pass@host:port[/vhost] or amqps://…')

@@ -18,7 +18,7 @@ if (require.main === module) {
   // HEAP_MODE's flags are set before the bundle is compiled, not only by runGateway (which sets
   // the same ones again once the configuration is validated; an invalid HEAP_MODE sets nothing
   // here and stops start-up there).
-  const heapMode = process.env.HEAP_MODE || 'compact';
+  const heapMode = process.env.HEAP_MODE || 'v8';
   const flags = (HEAP_MODES as readonly string[]).includes(heapMode)
     ? applyHeapMode(heapMode as HeapMode)
     : [];
