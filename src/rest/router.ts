@@ -159,6 +159,29 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
 }
 
 /**
+ * A request as a row's variable mapping sees it ({@link RestInput}); the query string is parsed
+ * only by the rows that read it. The getter is the class's (issue 16 "Speed"): an object literal
+ * with a getter closing over the request gives every request its own hidden class, which V8 keeps
+ * in the old generation with the closure, the Koa context and the whole request reachable from
+ * it, so every request's objects were promoted and RSS grew until each full collection.
+ */
+class RowInput implements RestInput {
+  constructor(
+    private readonly ctx: Context,
+    readonly body: Record<string, unknown>,
+    readonly baseUrl: string,
+  ) {}
+
+  get params(): Record<string, string> {
+    return this.ctx.params as Record<string, string>;
+  }
+
+  get query(): RestInput['query'] {
+    return this.ctx.query;
+  }
+}
+
+/**
  * Builds the legacy REST router: each row authenticates, checks the tenant and permissions
  * headers, reads the body, and executes its pre-parsed operation (compiled with graphql-jit, see
  * {@link compileRoutes}; or the row's `resolve`, see RestRoute) against the same schema and
@@ -210,17 +233,11 @@ export function restRouter(
         gctx = await makeContext(ctx);
         checkTransport(route, ctx, gctx);
         const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
-        const input: RestInput = {
-          params: ctx.params as Record<string, string>,
-          // Parsed only for the rows that read it.
-          get query() {
-            return ctx.query;
-          },
-          body:
-            early.body ??
-            (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
-          baseUrl: gctx.baseUrl,
-        };
+        const input = new RowInput(
+          ctx,
+          early.body ?? (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
+          gctx.baseUrl,
+        );
         executed = true;
         const variables = route.variables(input);
         if (route.direct) {
