@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { Authenticator } from './auth/authenticate';
 import { Config } from './config';
 import { databaseFailureOf, ping, transactionRetries } from './db/knex';
-import { RETRY_AFTER_SECONDS, ServiceUnavailableError, TooManyRequestsError, domainErrorOf } from './errors';
+import { RETRY_AFTER_SECONDS, ServiceUnavailableError, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
 import { explorerRouter, landingPagePlugin } from './graphql/explorer';
@@ -21,6 +21,7 @@ import { DeadlineExceededError, MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from 
 import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
+import { LATE, LateWatch } from './lib/late-watch';
 import { runInRequestScope, setRequestDeadline } from './lib/request-scope';
 import { withTimeout } from './lib/wait';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
@@ -110,12 +111,11 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const metrics = createMetrics(db, clock);
   metrics.registry.registerMetric(transactionRetries);
   instrumentServices(services, metrics);
-  const authenticator = new Authenticator(db, config.loginThrottle, clock, config.clientCacheMs);
+  const authenticator = new Authenticator(db, config.loginThrottle, clock, config.clientCacheMs, () =>
+    metrics.loginsThrottled.inc(),
+  );
   const authenticate = (headers: Context['headers'], address?: string) =>
-    authenticator.authenticate(headers, address).catch((err: unknown) => {
-      if (err instanceof TooManyRequestsError) metrics.loginsThrottled.inc();
-      throw err;
-    });
+    authenticator.authenticate(headers, address);
   const schema = await gatewaySchema();
   const { amqpUrl } = config.events;
   const relay = amqpUrl
@@ -223,6 +223,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   // one still unanswered a grace period later gets 503 (a wait somewhere that is not bounded:
   // logged as an error). Shedding and deadline are one function (issue 16 "Speed").
   let admitted = 0;
+  // One timer per budget for the safety net, not one per request (issue 16 "Speed").
+  const lateWatch = new LateWatch();
   const admit = async (ctx: Context, run: () => Promise<unknown>): Promise<void> => {
     if (admitted >= config.maxInflight) {
       metrics.shed.inc();
@@ -231,7 +233,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       return;
     }
     admitted++;
-    let timer: NodeJS.Timeout | undefined;
     try {
       const path = ctx.path;
       const rating = path.startsWith(RATING_PATH_PREFIX);
@@ -243,10 +244,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
             : config.requestTimeoutMs;
       // The deadline goes on the request's one scope, opened with its log fields.
       const work = setRequestDeadline(budgetMs) ? run() : runInRequestScope(budgetMs, run);
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(resolve, budgetMs + DEADLINE_GRACE_MS, 'late');
-      });
-      if ((await Promise.race([work, late])) === 'late') {
+      if ((await lateWatch.race(work, budgetMs + DEADLINE_GRACE_MS)) === LATE) {
         metrics.deadlineExceeded.inc();
         work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
         logger.error({ path }, 'request outlived its deadline');
@@ -259,7 +257,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
         }
       }
     } finally {
-      clearTimeout(timer);
       admitted--;
     }
   };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { databaseFailureOf } from '../db/knex';
-import { ServiceUnavailableError, isDeadlineStop } from '../errors';
+import { ServiceUnavailableError, TooManyRequestsError, isDeadlineStop } from '../errors';
 import { Clock } from '../lib/clock';
 import { parseBasic } from './basic';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
@@ -65,13 +65,16 @@ export class Authenticator {
 
   /**
    * `limits` default to the configuration defaults; `clock` times the throttle windows;
-   * `clientCacheMs` (milliseconds, 0 off) bounds how stale a client row may be.
+   * `clientCacheMs` (milliseconds, 0 off) bounds how stale a client row may be; `onThrottled` is
+   * called for every attempt refused with TooManyRequestsError (the `logins_throttled_total`
+   * metric), before the refusal reaches the caller.
    */
   constructor(
     private readonly db: Knex,
     limits?: LoginThrottleLimits,
     clock?: Clock,
     clientCacheMs: number = DEFAULT_CLIENT_CACHE_MS,
+    private readonly onThrottled?: () => void,
   ) {
     this.throttle = new LoginThrottle(db, limits, clock);
     if (clientCacheMs > 0) {
@@ -156,6 +159,7 @@ export class Authenticator {
     try {
       return await read();
     } catch (err) {
+      if (err instanceof TooManyRequestsError) this.onThrottled?.();
       const failure = databaseFailureOf(err);
       if (failure) throw new ServiceUnavailableError(isDeadlineStop(err) ? 'deadline' : failure);
       throw err;

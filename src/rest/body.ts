@@ -35,8 +35,11 @@ const jsonContentType = memoByString(
   (contentType) => typeis.is(contentType.toLowerCase(), ['application/json', '+json']) !== false,
 );
 
-/** The `next` the body parsers get: nothing runs after them. */
-const end = async (): Promise<void> => undefined;
+/**
+ * The `next` the body parsers get: nothing runs after them. Not async (the parser awaits its
+ * result either way): one promise less per request body (issue 16 "Speed").
+ */
+const end = (() => undefined) as unknown as () => Promise<void>;
 
 /**
  * Reads the request body as a JSON object (CONTRACT §1): a non-JSON content-type is 415, more

@@ -1,0 +1,101 @@
+import { performance } from 'node:perf_hooks';
+
+/** What {@link LateWatch.race} resolves to when the work outlived its delay. */
+export const LATE: unique symbol = Symbol('late');
+
+/** One watched promise: when it is due (ms, the watch's clock) and how to settle its race. */
+interface Entry {
+  due: number;
+  /** Settles the race; null once settled (by the work or by the watch). */
+  settle: ((outcome: unknown) => void) | null;
+}
+
+/** The entries of one delay, due in the order they were added. */
+class DelayQueue {
+  private entries: Entry[] = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly now: () => number) {}
+
+  add(entry: Entry): void {
+    this.skipSettled();
+    this.entries.push(entry);
+    this.timer ??= this.arm();
+  }
+
+  /** Drops settled entries at the front (requests mostly finish in arrival order). */
+  private skipSettled(): void {
+    const { entries } = this;
+    while (this.head < entries.length && entries[this.head].settle === null) this.head++;
+    if (this.head === entries.length) {
+      this.entries = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > entries.length) {
+      this.entries = entries.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** A timer for the oldest unsettled entry, or undefined when none is left. */
+  private arm(): NodeJS.Timeout | undefined {
+    this.skipSettled();
+    const first = this.entries[this.head];
+    if (!first) return undefined;
+    return setTimeout(this.fire, Math.max(1, first.due - this.now()));
+  }
+
+  private readonly fire = (): void => {
+    const now = this.now();
+    const { entries } = this;
+    for (; this.head < entries.length; this.head++) {
+      const entry = entries[this.head];
+      if (entry.settle === null) continue;
+      if (entry.due > now) break;
+      const settle = entry.settle;
+      entry.settle = null;
+      settle(LATE);
+    }
+    this.timer = this.arm();
+  };
+}
+
+/**
+ * Races many promises against a delay each, with one timer per distinct delay instead of a timer
+ * and a `Promise.race` per promise (issue 16 "Speed"): the request safety net of issue 10, where
+ * every request of a kind has the same delay (its budget plus DEADLINE_GRACE_MS), so the
+ * promises of one delay are due in the order they were added and one timer, armed for the
+ * oldest one not yet settled, serves them all. Delays are milliseconds on `now`'s clock
+ * (default `performance.now()`).
+ */
+export class LateWatch {
+  private readonly queues = new Map<number, DelayQueue>();
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /**
+   * Settles like `work` when it settles within `delayMs` ms of this call; otherwise resolves
+   * {@link LATE} once that time has passed (`work` goes on, unobserved: the caller attaches its
+   * own handlers if it cares).
+   */
+  race<T>(work: Promise<T>, delayMs: number): Promise<T | typeof LATE> {
+    let queue = this.queues.get(delayMs);
+    if (!queue) this.queues.set(delayMs, (queue = new DelayQueue(this.now)));
+    return new Promise<T | typeof LATE>((resolve, reject) => {
+      const entry: Entry = { due: this.now() + delayMs, settle: resolve as (outcome: unknown) => void };
+      queue.add(entry);
+      work.then(
+        (value) => {
+          if (entry.settle === null) return;
+          entry.settle = null;
+          resolve(value);
+        },
+        (err: unknown) => {
+          if (entry.settle === null) return;
+          entry.settle = null;
+          reject(err);
+        },
+      );
+    });
+  }
+}

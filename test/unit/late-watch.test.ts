@@ -1,0 +1,94 @@
+import { LATE, LateWatch } from '../../src/lib/late-watch';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A promise settled from outside. */
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** When `p` settled, ms after `start` (rejections count as settling). */
+async function settledAfter(p: Promise<unknown>, start: number): Promise<{ ms: number; value: unknown }> {
+  const value = await p.catch((err: unknown) => err);
+  return { ms: performance.now() - start, value };
+}
+
+describe('LateWatch (one timer per delay for the request safety net)', () => {
+  it('settles like the work when it settles in time: value, and rejection', async () => {
+    const watch = new LateWatch();
+    await expect(watch.race(Promise.resolve(42), 50)).resolves.toBe(42);
+    const err = new Error('boom');
+    await expect(watch.race(Promise.reject(err), 50)).rejects.toBe(err);
+    const slow = deferred<string>();
+    const raced = watch.race(slow.promise, 200);
+    await sleep(20);
+    slow.resolve('done');
+    await expect(raced).resolves.toBe('done');
+  });
+
+  it('resolves LATE at each entry’s own due time, in order, while settled entries in between stay settled', async () => {
+    const watch = new LateWatch();
+    const start = performance.now();
+    const a = settledAfter(watch.race(deferred().promise, 80), start);
+    await sleep(30);
+    const quick = deferred<string>();
+    const b = settledAfter(watch.race(quick.promise, 80), start);
+    await sleep(30);
+    const c = settledAfter(watch.race(deferred().promise, 80), start);
+    quick.resolve('in time');
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect(ra.value).toBe(LATE);
+    expect(rb.value).toBe('in time');
+    expect(rc.value).toBe(LATE);
+    // a is due at 80 ms, c at about 140 ms (added 60 ms later); neither early, neither much later.
+    expect(ra.ms).toBeGreaterThanOrEqual(79);
+    expect(ra.ms).toBeLessThan(130);
+    expect(rc.ms).toBeGreaterThanOrEqual(ra.ms + 50);
+    expect(rc.ms).toBeLessThan(220);
+    expect(rb.ms).toBeLessThan(ra.ms + 50);
+  });
+
+  it('keeps delays apart: a short delay is not held back by a long one added first', async () => {
+    const watch = new LateWatch();
+    const start = performance.now();
+    const long = settledAfter(watch.race(deferred().promise, 300), start);
+    const short = settledAfter(watch.race(deferred().promise, 40), start);
+    const rs = await short;
+    expect(rs.value).toBe(LATE);
+    expect(rs.ms).toBeLessThan(200);
+    const rl = await long;
+    expect(rl.value).toBe(LATE);
+    expect(rl.ms).toBeGreaterThanOrEqual(299);
+  });
+
+  it('a work settling after it was answered late changes nothing and raises no unhandled rejection', async () => {
+    const watch = new LateWatch();
+    const work = deferred<string>();
+    await expect(watch.race(work.promise, 20)).resolves.toBe(LATE);
+    const unhandled = jest.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      work.reject(new Error('after the fact'));
+      await sleep(20);
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+  });
+
+  it('after thousands of entries settled in time it still answers a late one on time (the queue is trimmed)', async () => {
+    const watch = new LateWatch();
+    for (let i = 0; i < 5000; i++) await watch.race(Promise.resolve(i), 50);
+    const start = performance.now();
+    const r = await settledAfter(watch.race(deferred().promise, 50), start);
+    expect(r.value).toBe(LATE);
+    expect(r.ms).toBeGreaterThanOrEqual(49);
+    expect(r.ms).toBeLessThan(150);
+  });
+});
