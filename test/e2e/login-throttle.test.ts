@@ -34,6 +34,12 @@ describe('brute-force throttling of failed logins (issue 13 part 5)', () => {
     expect((await issueToken(app, basic('portal'), '10.0.1.9')).status).toBe(201);
     await failTimes(app, 'portal', '10.0.1.1', 3);
     const scrypts = app.app.authenticator.verifications;
+    const throttledCount = async () =>
+      Number(
+        /^login_attempts_throttled_total (\d+)/m.exec((await app.request('GET', '/metrics')).text)?.[1] ??
+          NaN,
+      );
+    const throttledBefore = await throttledCount();
 
     const wrong = await issueToken(app, basic('portal', 'wrong-again'), '10.0.1.2');
     expect(wrong.status).toBe(429);
@@ -75,6 +81,8 @@ describe('brute-force throttling of failed logins (issue 13 part 5)', () => {
     expect(errors[0].extensions).toEqual({ code: 'TOO_MANY_REQUESTS', retryAfter: 60 });
 
     expect(app.app.authenticator.verifications).toBe(scrypts);
+    // Each of the five refusals above counted once in the metric (REST, OAuth 2.0, GraphQL alike).
+    expect(await throttledCount()).toBe(throttledBefore + 5);
 
     // Other clients are unaffected, from the same addresses too.
     expect((await issueToken(app, basic('issuer'), '10.0.1.1')).status).toBe(201);
