@@ -110,9 +110,16 @@ function startFlags() {
 const PROGRAMS = {
   // The node flags `npm start` gives the gateway (package.json), so the bench runs it as operators do.
   gateway: () => [...startFlags(), path.join(DIST, 'main.js')],
-  bare: () => [path.join(__dirname, 'baselines.js'), 'bare'],
-  sofa: () => [path.join(__dirname, 'baselines.js'), 'sofa'],
+  // The baselines run with the V8 flags the gateway sets itself at start (HEAP_MODE's default,
+  // src/lib/heap.ts: allocation-site pretenuring off), so that ratios compare code, not V8 settings.
+  bare: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'bare'],
+  sofa: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'sofa'],
 };
+
+/** The V8 flags of the gateway's default HEAP_MODE, as node command-line flags. */
+function baselineFlags() {
+  return require(path.join(DIST, 'lib', 'heap.js')).HEAP_MODE_FLAGS.v8;
+}
 
 /**
  * Starts `program` on the database `url`, pinned to the server core, and waits for /healthz.
