@@ -114,8 +114,8 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const authenticator = new Authenticator(db, config.loginThrottle, clock, config.clientCacheMs, () =>
     metrics.loginsThrottled.inc(),
   );
-  const authenticate = (headers: Context['headers'], address?: string) =>
-    authenticator.authenticate(headers, address);
+  // Throttled attempts are counted by the Authenticator itself (onThrottled above).
+  const authenticate = authenticator.authenticate.bind(authenticator);
   const schema = await gatewaySchema();
   const { amqpUrl } = config.events;
   const relay = amqpUrl
@@ -408,7 +408,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
         config,
         services,
         logger,
-        authenticate: (headers, address) => authenticate(headers, address),
+        authenticate,
         validationRules: [depthLimit(MAX_QUERY_DEPTH)],
         formatError: makeFormatError(logger),
       });

@@ -3,7 +3,7 @@ import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-thrott
 import { DEFAULT_CLIENT_CACHE_MS } from './auth/authenticate';
 import { DbLimits } from './db/knex';
 import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
-import { HEAP_MODES, HeapMode } from './lib/heap';
+import { DEFAULT_HEAP_MODE, HEAP_MODES, HeapMode } from './lib/heap';
 
 /**
  * The service configuration, read once from the environment (CONTRACT §8).
@@ -186,7 +186,7 @@ const schema = z.object({
   AUTH_CLIENT_CACHE_MS: int(0, 60_000).default(DEFAULT_CLIENT_CACHE_MS),
   HEAP_MODE: z
     .enum(HEAP_MODES as [HeapMode, ...HeapMode[]], { error: `must be one of ${HEAP_MODES.join(', ')}` })
-    .default('v8'),
+    .default(DEFAULT_HEAP_MODE),
   AMQP_URL: z
     .string()
     .refine((v) => /^amqps?:\/\/[^/\s]+/.test(v), 'must be amqp://user:pass@host:port[/vhost] or amqps://…')

@@ -11,14 +11,14 @@
  */
 import path from 'node:path';
 import { loadBundle } from './lib/bundle';
-import { HEAP_MODES, HeapMode, applyHeapMode } from './lib/heap';
+import { DEFAULT_HEAP_MODE, HEAP_MODES, HeapMode, applyHeapMode } from './lib/heap';
 
 if (require.main === module) {
   // V8 refuses a code cache made under other V8 flags, and the cache is made after start-up:
   // HEAP_MODE's flags are set before the bundle is compiled, not only by runGateway (which sets
   // the same ones again once the configuration is validated; an invalid HEAP_MODE sets nothing
   // here and stops start-up there).
-  const heapMode = process.env.HEAP_MODE || 'v8';
+  const heapMode = process.env.HEAP_MODE || DEFAULT_HEAP_MODE;
   const flags = (HEAP_MODES as readonly string[]).includes(heapMode)
     ? applyHeapMode(heapMode as HeapMode)
     : [];

@@ -66,8 +66,8 @@ export class Authenticator {
   /**
    * `limits` default to the configuration defaults; `clock` times the throttle windows;
    * `clientCacheMs` (milliseconds, 0 off) bounds how stale a client row may be; `onThrottled` is
-   * called for every attempt refused with TooManyRequestsError (the `logins_throttled_total`
-   * metric), before the refusal reaches the caller.
+   * called for every attempt refused with TooManyRequestsError (the
+   * `login_attempts_throttled_total` metric), before the refusal reaches the caller.
    */
   constructor(
     private readonly db: Knex,

@@ -3,6 +3,9 @@ import v8 from 'node:v8';
 /** How the gateway sizes V8's heap (HEAP_MODE). */
 export type HeapMode = 'compact' | 'v8';
 
+/** HEAP_MODE when unset (see {@link HEAP_MODE_FLAGS}). */
+export const DEFAULT_HEAP_MODE: HeapMode = 'v8';
+
 /** The values of HEAP_MODE. */
 export const HEAP_MODES: readonly HeapMode[] = ['compact', 'v8'];
 
