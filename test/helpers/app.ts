@@ -92,6 +92,10 @@ export async function startTestApp(
     sandboxAuthorization: opts.sandboxAuthorization,
   });
   const server = http.createServer(app.koa.callback());
+  // fetch() keeps connections alive between requests; a test that blocks the event loop for
+  // longer than Node's 5 s default would otherwise race the server closing the idle socket
+  // (ECONNRESET on the next request). close() below ends every connection anyway.
+  server.keepAliveTimeout = 60_000;
   app.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
