@@ -12,7 +12,7 @@ import {
   demoDataset,
   seedDemoFamily,
 } from './dataset/demo';
-import { createKnex } from './db/knex';
+import { MAINTENANCE_DB_LIMITS, createKnex } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
 import { applyHeapMode } from './lib/heap';
@@ -94,7 +94,15 @@ export async function prepareDatabase(
   logger: Logger,
   { checkDemoPasswords = true }: { checkDemoPasswords?: boolean } = {},
 ): Promise<void> {
-  const db = createKnex(config.databaseUrl, { ...config.db, statementTimeoutMs: 0 }, knexLog(logger));
+  const db = createKnex(
+    config.databaseUrl,
+    {
+      ...config.db,
+      statementTimeoutMs: 0,
+      sqliteWalAutocheckpointPages: MAINTENANCE_DB_LIMITS.sqliteWalAutocheckpointPages,
+    },
+    knexLog(logger),
+  );
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');

@@ -92,7 +92,9 @@ describe('GRAPHQL_EXPLORER=graphiql (offline explorer)', () => {
     });
     expect(res.headers.get('content-encoding')).toBeNull();
     const served = Buffer.from(await res.arrayBuffer());
-    const file = fs.readFileSync(path.join(path.dirname(require.resolve('graphiql/package.json')), 'dist/index.umd.js'));
+    const file = fs.readFileSync(
+      path.join(path.dirname(require.resolve('graphiql/package.json')), 'dist/index.umd.js'),
+    );
     // Buffer#equals, not toEqual: Jest compares a Buffer index by index, seconds for megabytes,
     // during which the event loop (and the in-process server) stands still.
     expect(served.length).toBe(file.length);

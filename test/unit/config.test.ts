@@ -16,7 +16,11 @@ describe('loadConfig (CONTRACT §8)', () => {
       loginThrottle: { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 300 },
       clientCacheMs: 1000,
       heapMode: 'v8',
+      db: { sqliteWalAutocheckpointPages: 100 },
     });
+    expect(loadConfig({ SQLITE_WAL_AUTOCHECKPOINT_PAGES: '1000' }).db.sqliteWalAutocheckpointPages).toBe(
+      1000,
+    );
     expect(loadConfig({ HEAP_MODE: 'compact' }).heapMode).toBe('compact');
     expect(() => loadConfig({ HEAP_MODE: 'small' })).toThrow(/HEAP_MODE.*must be one of compact, v8/);
     expect(loadConfig({ AUTH_CLIENT_CACHE_MS: '0' }).clientCacheMs).toBe(0);
@@ -149,6 +153,7 @@ describe('loadConfig (CONTRACT §8)', () => {
     ['AUTH_MAX_FAILURES', '-1'],
     ['AUTH_MAX_FAILURES_PER_ADDRESS', 'many'],
     ['AUTH_WINDOW_SECONDS', '0'],
+    ['SQLITE_WAL_AUTOCHECKPOINT_PAGES', '0'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(
