@@ -33,9 +33,9 @@ export interface DbLimits {
    * SQLite `wal_autocheckpoint`, in pages of the write-ahead log (4 KiB each): the COMMIT that
    * takes the log past it also copies the log into the database file and syncs it, on the
    * event loop, while every other request waits. Smaller means shorter, more frequent stalls
-   * (issue 16: rating p99 at half of peak 13-26 ms at SQLite's default of 1000 pages, mostly
-   * 7-10 ms at 100, bench/README.md) but more syncs of the database file (peak ratings/s about
-   * 18 % lower); migrations and CLI commands use 1000.
+   * (issue 16: rating p99 at half of peak 13-62 ms at SQLite's default of 1000 pages, mostly
+   * 7-11 ms at 100, bench/README.md) but more syncs of the database file (peak ratings/s about
+   * 20 % lower); migrations and CLI commands use 1000.
    */
   sqliteWalAutocheckpointPages: number;
 }
