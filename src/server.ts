@@ -12,7 +12,7 @@ import {
   demoDataset,
   seedDemoFamily,
 } from './dataset/demo';
-import { MAINTENANCE_DB_LIMITS, createKnex } from './db/knex';
+import { createKnex, maintenanceLimits } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
 import { applyHeapMode } from './lib/heap';
@@ -94,15 +94,7 @@ export async function prepareDatabase(
   logger: Logger,
   { checkDemoPasswords = true }: { checkDemoPasswords?: boolean } = {},
 ): Promise<void> {
-  const db = createKnex(
-    config.databaseUrl,
-    {
-      ...config.db,
-      statementTimeoutMs: 0,
-      sqliteWalAutocheckpointPages: MAINTENANCE_DB_LIMITS.sqliteWalAutocheckpointPages,
-    },
-    knexLog(logger),
-  );
+  const db = createKnex(config.databaseUrl, maintenanceLimits(config.db), knexLog(logger));
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info({ applied }, 'migrations applied');

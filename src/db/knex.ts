@@ -52,14 +52,15 @@ export const DEFAULT_DB_LIMITS: DbLimits = {
 };
 
 /**
- * Limits for migrations and CLI commands: the same connection bounds, no statement timeout,
+ * `limits` for migrations and CLI commands: the same connection bounds, no statement timeout,
  * SQLite's own checkpoint size (1000 pages: fewer syncs under bulk writes).
  */
-export const MAINTENANCE_DB_LIMITS: DbLimits = {
-  ...DEFAULT_DB_LIMITS,
-  statementTimeoutMs: 0,
-  sqliteWalAutocheckpointPages: 1000,
-};
+export function maintenanceLimits(limits: DbLimits): DbLimits {
+  return { ...limits, statementTimeoutMs: 0, sqliteWalAutocheckpointPages: 1000 };
+}
+
+/** {@link maintenanceLimits} of the serving defaults (CLI commands, the bench's data loader). */
+export const MAINTENANCE_DB_LIMITS: DbLimits = maintenanceLimits(DEFAULT_DB_LIMITS);
 
 /** Milliseconds a COMMIT may take past the request deadline before its connection is dropped. */
 const COMMIT_GRACE_MS = 250;
