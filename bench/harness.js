@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
+const { startFlags } = require('../scripts/start-flags');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist', 'src');
@@ -99,26 +100,19 @@ async function firstOk(url, since, child, timeoutMs = 30_000) {
  * of bench/baselines.js (`bare`: a Koa handler calling the project's Authenticator and services;
  * `sofa`: sofa-api on the gateway schema).
  */
-/** The node flags of package.json's `start` script (`exec node <flags> dist/src/main.js`). */
-function startFlags() {
-  const start = require(path.join(ROOT, 'package.json')).scripts.start;
-  const m = /\bnode((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(start);
-  if (!m) throw new Error(`package.json start script not understood: ${start}`);
-  return m[1].split(/\s+/).filter(Boolean);
-}
-
 const PROGRAMS = {
   // The node flags `npm start` gives the gateway (package.json), so the bench runs it as operators do.
   gateway: () => [...startFlags(), path.join(DIST, 'main.js')],
-  // The baselines run with the V8 flags the gateway sets itself at start (HEAP_MODE's default,
-  // src/lib/heap.ts: allocation-site pretenuring off), so that ratios compare code, not V8 settings.
+  // The baselines run with the same node flags and the V8 flags the gateway sets itself at start
+  // (its default HEAP_MODE, src/lib/heap.ts), so that ratios compare code, not V8 settings.
   bare: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'bare'],
   sofa: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'sofa'],
 };
 
-/** The V8 flags of the gateway's default HEAP_MODE, as node command-line flags. */
+/** `npm start`'s node flags and those of the gateway's default HEAP_MODE, as node command-line flags. */
 function baselineFlags() {
-  return require(path.join(DIST, 'lib', 'heap.js')).HEAP_MODE_FLAGS.v8;
+  const heap = require(path.join(DIST, 'lib', 'heap.js'));
+  return [...startFlags(), ...heap.HEAP_MODE_FLAGS[heap.DEFAULT_HEAP_MODE]];
 }
 
 /**

@@ -16,6 +16,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const esbuild = require('esbuild');
+const { startFlags } = require('./start-flags');
 
 const DIST = path.join(__dirname, '..', 'dist');
 const BUNDLE = path.join(DIST, 'gateway.js');
@@ -64,13 +65,14 @@ async function bundle() {
 }
 
 /**
- * Starts `node dist/src/main.js` on an empty scratch SQLite database until the code cache is
- * written, then stops it. A bundle that cannot start fails the build (with the server's
+ * Starts `node <npm start's flags> dist/src/main.js` on an empty scratch SQLite database until
+ * the code cache for those flags is written (V8 refuses a cache made under other flags), then
+ * stops it. A bundle that cannot start fails the build (with the server's
  * stderr); a start that only takes too long warns (the first real start writes the cache).
  */
 async function prime() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-bundle-'));
-  const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...startFlags(), path.join(DIST, 'src', 'main.js')], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -63,7 +63,7 @@ export interface Config {
    * request, ms (AUTH_CLIENT_CACHE_MS, default 1000; 0 reads it on every request; issue 16).
    */
   clientCacheMs: number;
-  /** How V8 sizes the heap (HEAP_MODE, default `v8`; see src/lib/heap.ts; issue 16). */
+  /** How V8 sizes the heap (HEAP_MODE, default `balanced`; see src/lib/heap.ts; issue 16). */
   heapMode: HeapMode;
   /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
   events: EventsConfig;

@@ -1,16 +1,16 @@
 import v8 from 'node:v8';
 
 /** How the gateway sizes V8's heap (HEAP_MODE). */
-export type HeapMode = 'compact' | 'v8';
+export type HeapMode = 'balanced' | 'compact' | 'v8';
 
 /** HEAP_MODE when unset (see {@link HEAP_MODE_FLAGS}). */
-export const DEFAULT_HEAP_MODE: HeapMode = 'v8';
+export const DEFAULT_HEAP_MODE: HeapMode = 'balanced';
 
 /** The values of HEAP_MODE. */
-export const HEAP_MODES: readonly HeapMode[] = ['compact', 'v8'];
+export const HEAP_MODES: readonly HeapMode[] = ['balanced', 'compact', 'v8'];
 
 /**
- * The flag both heap modes set (issue 16 "Speed", measured on ratings): V8 learns per
+ * The flag every heap mode sets (issue 16 "Speed", measured on ratings): V8 learns per
  * allocation site that its objects outlive a young-generation collection and then allocates them
  * straight in the old generation. Under a rating load (requests queued on the one SQLite
  * connection for tens of milliseconds) it did so for the request objects, and everything they
@@ -22,20 +22,32 @@ export const HEAP_MODES: readonly HeapMode[] = ['compact', 'v8'];
 export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring'];
 
 /**
- * The V8 flags of each heap mode (issue 16 "Speed": RSS under steady load):
- * - `v8` (the default): V8's own sizing (the old generation may grow up to 4× the live
- *   data, the young generation to 2 × 16 MiB): RSS under load 180-250 MB.
- * - `compact`: the old generation may grow to 20 % above the live data before the next full
- *   collection (`--heap-growing-percent=20`). With the young generation capped at process start
- *   (`node --max-semi-space-size=4 dist/src/main.js`; V8 takes that flag only then), RSS under
- *   load is about 140 MB, but `npm run bench` measured 5-35 % less throughput and a p99 at half
- *   of peak of 36-48 ms instead of single digits (more frequent full collections): for
- *   memory-bound deployments only (bench/README.md).
- * The flag is read by V8 at each collection, so setting it once the process runs takes effect.
+ * The V8 flags of each heap mode (issue 16 "Speed": RSS under steady load and after the
+ * location list). V8 lets the old generation grow to a multiple of the live data before the next
+ * full collection; on a machine with a large heap limit it picks up to 4×, so a garbage-making
+ * load (ratings, the 10,000-location list) ran the process to 216-262 MB of RSS for some
+ * 50 MB of live data.
+ * - `balanced` (the default): the old generation may grow to 40 % above the live data
+ *   (`--heap-growing-percent=40`). With the young generation `npm start` gives (package.json
+ *   `start`: `node --max-semi-space-size=8`, two semi-spaces of up to 8 MiB instead of V8's 16;
+ *   V8 takes that flag only when the process starts), RSS under a 32-connection rating load was
+ *   152-159 MB, after 32 location lists 171-177 MB, at the same req/s as `v8` (12-20 MB of the
+ *   saving is the semi-space flag's).
+ * - `v8`: V8's own sizing (up to 4×): RSS under load 180-250 MB, after the location list
+ *   190-260 MB.
+ * - `compact`: 20 % (`--heap-growing-percent=20`). With the young generation capped harder
+ *   (`node --max-semi-space-size=4 dist/src/main.js`), RSS under load is about 140 MB, but
+ *   `npm run bench` measured 5-35 % less throughput and a p99 at half of peak of 36-48 ms
+ *   instead of single digits (more frequent full collections): for memory-bound deployments
+ *   only (bench/README.md).
+ * No mode caps the heap: a burst of large answers still gets the memory it needs (V8's limit
+ * stays the one node picks, or `--max-old-space-size`). The flag is read by V8 at each
+ * collection, so setting it once the process runs takes effect.
  *
- * Both modes also turn off allocation-site pretenuring ({@link PRETENURING_FLAGS}).
+ * Every mode also turns off allocation-site pretenuring ({@link PRETENURING_FLAGS}).
  */
 export const HEAP_MODE_FLAGS: Readonly<Record<HeapMode, readonly string[]>> = {
+  balanced: [...PRETENURING_FLAGS, '--heap-growing-percent=40'],
   compact: [...PRETENURING_FLAGS, '--heap-growing-percent=20'],
   v8: [...PRETENURING_FLAGS],
 };

@@ -15,14 +15,15 @@ describe('loadConfig (CONTRACT §8)', () => {
       publicBaseUrl: null,
       loginThrottle: { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 300 },
       clientCacheMs: 1000,
-      heapMode: 'v8',
+      heapMode: 'balanced',
       db: { sqliteWalAutocheckpointPages: 100 },
     });
     expect(loadConfig({ SQLITE_WAL_AUTOCHECKPOINT_PAGES: '1000' }).db.sqliteWalAutocheckpointPages).toBe(
       1000,
     );
     expect(loadConfig({ HEAP_MODE: 'compact' }).heapMode).toBe('compact');
-    expect(() => loadConfig({ HEAP_MODE: 'small' })).toThrow(/HEAP_MODE.*must be one of compact, v8/);
+    expect(loadConfig({ HEAP_MODE: 'v8' }).heapMode).toBe('v8');
+    expect(() => loadConfig({ HEAP_MODE: 'small' })).toThrow(/HEAP_MODE.*must be one of balanced, compact, v8/);
     expect(loadConfig({ AUTH_CLIENT_CACHE_MS: '0' }).clientCacheMs).toBe(0);
     expect(() => loadConfig({ AUTH_CLIENT_CACHE_MS: '-1' })).toThrow(ConfigError);
     expect(

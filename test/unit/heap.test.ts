@@ -1,10 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { HEAP_MODES, HEAP_MODE_FLAGS, applyHeapMode } from '../../src/lib/heap';
+import { DEFAULT_HEAP_MODE, HEAP_MODES, HEAP_MODE_FLAGS, applyHeapMode } from '../../src/lib/heap';
 
 /** HEAP_MODE (issue 16 "Speed"): the flags of each mode, and that V8 takes them at run time. */
 describe('heap modes', () => {
-  it('compact bounds old-generation growth; both modes turn allocation-site pretenuring off', () => {
-    expect(HEAP_MODES).toEqual(['compact', 'v8']);
+  it('balanced (the default) and compact bound old-generation growth; every mode turns allocation-site pretenuring off', () => {
+    expect(HEAP_MODES).toEqual(['balanced', 'compact', 'v8']);
+    expect(DEFAULT_HEAP_MODE).toBe('balanced');
+    expect(HEAP_MODE_FLAGS.balanced).toEqual([
+      '--no-allocation-site-pretenuring',
+      '--heap-growing-percent=40',
+    ]);
     expect(HEAP_MODE_FLAGS.compact).toEqual([
       '--no-allocation-site-pretenuring',
       '--heap-growing-percent=20',
