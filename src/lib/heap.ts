@@ -29,14 +29,13 @@ export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-prete
  * 50 MB of live data.
  * - `balanced` (the default): the old generation may grow to 40 % above the live data
  *   (`--heap-growing-percent=40`). With the young generation `npm start` gives (package.json
- *   `start`: `node --max-semi-space-size=8`, two semi-spaces of up to 8 MiB instead of V8's 16;
- *   V8 takes that flag only when the process starts), RSS under a 32-connection rating load was
- *   152-159 MB, after 32 location lists 171-177 MB, at the same req/s as `v8` (12-20 MB of the
- *   saving is the semi-space flag's).
+ *   `start`: `node --max-semi-space-size=4`, two semi-spaces of up to 4 MiB instead of V8's 16;
+ *   V8 takes that flag only when the process starts), RSS under a 32-connection load was
+ *   149-156 MB with ratings and 141-148 MB with introspection, and 159-163 MB after 32
+ *   location lists, at the req/s of `v8` (bench/README.md "Heap sizing").
  * - `v8`: V8's own sizing (up to 4×): RSS under load 180-250 MB, after the location list
  *   190-260 MB.
- * - `compact`: 20 % (`--heap-growing-percent=20`). With the young generation capped harder
- *   (`node --max-semi-space-size=4 dist/src/main.js`), RSS under load is about 140 MB, but
+ * - `compact`: 20 % (`--heap-growing-percent=20`): RSS under load about 140 MB, but
  *   `npm run bench` measured 5-35 % less throughput and a p99 at half of peak of 36-48 ms
  *   instead of single digits (more frequent full collections): for memory-bound deployments
  *   only (bench/README.md).
