@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 // scripts/start-flags.js is plain CommonJS shared by the build and the bench.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startFlags } = require('../../scripts/start-flags') as { startFlags(): string[] };
 
 /**
