@@ -8,7 +8,7 @@
 const path = require('node:path');
 
 /**
- * The flags, e.g. `['--max-semi-space-size=8']` (none: `[]`).
+ * The flags, e.g. `['--max-semi-space-size=4']` (none: `[]`).
  * @throws when the start script does not have the form `[exec] node [--flag…] dist/src/main.js`.
  */
 function startFlags() {

@@ -25,8 +25,8 @@ export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-prete
  * The V8 flags of each heap mode (issue 16 "Speed": RSS under steady load and after the
  * location list). V8 lets the old generation grow to a multiple of the live data before the next
  * full collection; on a machine with a large heap limit it picks up to 4×, so a garbage-making
- * load (ratings, the 10,000-location list) ran the process to 216-262 MB of RSS for some
- * 50 MB of live data.
+ * load (ratings, the 10,000-location list) ran the process to 216-262 MB of RSS for 20-46 MB
+ * of live data.
  * - `balanced` (the default): the old generation may grow to 40 % above the live data
  *   (`--heap-growing-percent=40`). With the young generation `npm start` gives (package.json
  *   `start`: `node --max-semi-space-size=4`, two semi-spaces of up to 4 MiB instead of V8's 16;
