@@ -1,5 +1,6 @@
 /**
- * The gateway process (CONTRACT §8): `npm start` runs `node dist/src/main.js`, which serves
+ * The gateway process (CONTRACT §8): `npm start` runs `node --max-semi-space-size=4
+ * dist/src/main.js` (the young generation's cap, see src/lib/heap.ts), which serves
  * until SIGTERM or SIGINT (src/server.ts has the steps: config → database → app → listen →
  * graceful shutdown).
  *
