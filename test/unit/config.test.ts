@@ -23,7 +23,9 @@ describe('loadConfig (CONTRACT §8)', () => {
     );
     expect(loadConfig({ HEAP_MODE: 'compact' }).heapMode).toBe('compact');
     expect(loadConfig({ HEAP_MODE: 'v8' }).heapMode).toBe('v8');
-    expect(() => loadConfig({ HEAP_MODE: 'small' })).toThrow(/HEAP_MODE.*must be one of balanced, compact, v8/);
+    expect(() => loadConfig({ HEAP_MODE: 'small' })).toThrow(
+      /HEAP_MODE.*must be one of balanced, compact, v8/,
+    );
     expect(loadConfig({ AUTH_CLIENT_CACHE_MS: '0' }).clientCacheMs).toBe(0);
     expect(() => loadConfig({ AUTH_CLIENT_CACHE_MS: '-1' })).toThrow(ConfigError);
     expect(

@@ -15,12 +15,16 @@ describe("npm start's node flags", () => {
   });
 
   it('are flags this node accepts, and V8 applies the cap', () => {
-    const run = spawnSync(process.execPath, [
-      ...startFlags(),
-      '-e',
-      // Allocate enough to let the young generation grow to its maximum, then report it.
-      "let a = []; for (let i = 0; i < 2e6; i++) { a.push({ i }); if (a.length > 5e4) a = []; } console.log(require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)",
-    ], { cwd: path.join(__dirname, '../..') });
+    const run = spawnSync(
+      process.execPath,
+      [
+        ...startFlags(),
+        '-e',
+        // Allocate enough to let the young generation grow to its maximum, then report it.
+        "let a = []; for (let i = 0; i < 2e6; i++) { a.push({ i }); if (a.length > 5e4) a = []; } console.log(require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size)",
+      ],
+      { cwd: path.join(__dirname, '../..') },
+    );
     expect(run.stderr.toString()).toBe('');
     expect(run.status).toBe(0);
     expect(Number(run.stdout.toString())).toBeLessThanOrEqual(2 * 4 * 1024 * 1024);
