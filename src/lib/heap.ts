@@ -32,7 +32,8 @@ export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-prete
  *   `start`: `node --max-semi-space-size=4`, two semi-spaces of up to 4 MiB instead of V8's 16;
  *   V8 takes that flag only when the process starts), RSS under a 32-connection load was
  *   149-156 MB with ratings and 141-148 MB with introspection, and 159-163 MB after 32
- *   location lists, at the req/s of `v8` (bench/README.md "Heap sizing").
+ *   location lists; no req/s difference from `v8` stood out of the ±30 % run-to-run noise
+ *   (bench/README.md "Heap sizing").
  * - `v8`: V8's own sizing (up to 4×): RSS under load 180-250 MB, after the location list
  *   190-260 MB.
  * - `compact`: 20 % (`--heap-growing-percent=20`): RSS under load about 140 MB, but
