@@ -5,7 +5,10 @@
  * - `bare`: a Koa handler (router + JSON body parser) that does what the REST rows do without
  *   GraphQL: the project's Authenticator (same client read, same cached scrypt check), the
  *   permission and tenant checks, then the project's own TokenService.introspect or
- *   ChargingService.processRating (same SQL, same transaction, same request deadline) and JSON out.
+ *   ChargingService.processRating (same SQL, same transaction, same request deadline) and JSON out,
+ *   with the response headers CONTRACT §1 requires of those paths: `x-request-id` on every
+ *   response (echoed when valid, else generated), `cache-control: no-store` and
+ *   `pragma: no-cache` on the token response. It answers what a client of the contract accepts.
  * - `sofa`: sofa-api on the gateway schema (`/sofa/...`, introspection as POST) with the same
  *   per-request context as the gateway's REST rows.
  *
@@ -28,6 +31,7 @@ const { createServices } = dist('services');
 const { createLogger } = dist('logger');
 const { systemClock } = dist('lib/clock');
 const { runInRequestScope } = dist('lib/request-scope');
+const { requestIdOf } = dist('lib/request-id');
 
 const json = (ctx, status, body) => {
   ctx.status = status;
@@ -48,6 +52,8 @@ function bareRoutes(router, { config, authenticator, services }) {
   };
   router.post('/token/introspect', (ctx) =>
     runInRequestScope(config.requestTimeoutMs, async () => {
+      ctx.set('cache-control', 'no-store');
+      ctx.set('pragma', 'no-cache');
       const client = await callerWith(ctx, 'TOKEN_INTROSPECT');
       if (!client) return;
       const r = await services.tokens.introspect(
@@ -118,6 +124,11 @@ async function main() {
   const router = new Router();
   router.get('/healthz', (ctx) => json(ctx, 200, { status: 'ok', mode }));
   if (mode === 'sofa') koa.use(await sofaMiddleware(deps));
+  if (mode === 'bare')
+    koa.use((ctx, next) => {
+      ctx.set('x-request-id', requestIdOf(ctx.get('x-request-id')));
+      return next();
+    });
   koa.use(bodyParser({ enableTypes: ['json'] }));
   if (mode === 'bare') bareRoutes(router, deps);
   koa.use(router.routes());

@@ -20,6 +20,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
+const { startFlags } = require('../scripts/start-flags');
+const heap = require('../dist/src/lib/heap');
 
 const [rounds = 5, seconds = 10, connections = 32] = process.argv.slice(2).map(Number);
 const root = path.join(__dirname, '..');
@@ -27,7 +29,11 @@ const auth = `Basic ${Buffer.from('demo:demo-password').toString('base64')}`;
 
 let nextPort = 19000 + (process.pid % 200) * 5;
 
-function start(script, env) {
+/**
+ * Starts `script` (with `args`) on core 0 under npm start's node flags; `baseline` adds the
+ * default HEAP_MODE's flags, which the gateway sets itself (as bench/harness.js does).
+ */
+function start(script, env, { args = [], baseline = true } = {}) {
   const port = nextPort++;
   const child = spawn(
     'taskset',
@@ -35,8 +41,11 @@ function start(script, env) {
       '-c',
       '0',
       process.execPath,
+      ...startFlags(),
+      ...(baseline ? heap.HEAP_MODE_FLAGS[heap.DEFAULT_HEAP_MODE] : []),
       ...(process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}`] : []),
       script,
+      ...args,
     ],
     {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
@@ -119,7 +128,11 @@ async function main() {
   let first;
   for (const build of builds) {
     const tag = builds.length > 1 ? `@${build}` : '';
-    const gw = start(path.join(root, build, 'src/main.js'), { DATABASE_URL: url, DEMO_DATA: 'true' });
+    const gw = start(
+      path.join(root, build, 'src/main.js'),
+      { DATABASE_URL: url, DEMO_DATA: 'true' },
+      { baseline: false },
+    );
     await up(gw.base);
     children.push(gw.child);
     first ??= await (
@@ -133,6 +146,10 @@ async function main() {
     const bare = start(path.join(__dirname, 'profile-bare.js'), { DATABASE_URL: url, DIST: build });
     await up(bare.base);
     children.push(bare.child);
+    // The bench's bare handler (bench/baselines.js: router + @koa/bodyparser + the services).
+    const benchBare = start(path.join(__dirname, 'baselines.js'), { DATABASE_URL: url }, { args: ['bare'] });
+    await up(benchBare.base);
+    children.push(benchBare.child);
     const bareRating = start(path.join(__dirname, 'profile-bare.js'), {
       DATABASE_URL: url,
       DIST: build,
@@ -170,6 +187,13 @@ async function main() {
       [`rating${tag}`]: ratingCase(gw.child.pid, `${gw.base}/crs-api/processRating`, `rating${tag}`),
       [`bareRating${tag}`]: ratingCase(bareRating.child.pid, `${bareRating.base}/`, `bareRating${tag}`),
       [`bare${tag}`]: { pid: bare.child.pid, url: `${bare.base}/`, method: 'POST', headers: json, body },
+      [`benchBare${tag}`]: {
+        pid: benchBare.child.pid,
+        url: `${benchBare.base}/token/introspect`,
+        method: 'POST',
+        headers: json,
+        body,
+      },
     });
   }
   const wanted = process.env.CASES
@@ -216,6 +240,8 @@ async function main() {
     for (const [a, b] of [
       ['rest', 'apollo'],
       ['rest', 'bare'],
+      ['rest', 'benchBare'],
+      ['restXml', 'benchBare'],
       ['restXml', 'apollo'],
       ['rating', 'bareRating'],
     ])

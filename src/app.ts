@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
 import { bodyParser } from '@koa/bodyparser';
@@ -8,7 +7,7 @@ import depthLimit from 'graphql-depth-limit';
 import Koa, { Context } from 'koa';
 import { Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { Authenticator } from './auth/authenticate';
+import { AuthResult, Authenticator } from './auth/authenticate';
 import { Config } from './config';
 import { databaseFailureOf, ping, transactionRetries } from './db/knex';
 import { RETRY_AFTER_SECONDS, ServiceUnavailableError, domainErrorOf } from './errors';
@@ -22,6 +21,7 @@ import { apolloKoa } from './graphql/koa-apollo';
 import { gatewaySchema } from './graphql/schema';
 import { Clock, systemClock } from './lib/clock';
 import { LATE, LateWatch } from './lib/late-watch';
+import { requestIdOf } from './lib/request-id';
 import { runInRequestScope, setRequestDeadline } from './lib/request-scope';
 import { withTimeout } from './lib/wait';
 import { Logger, RequestLogFields, withRequestLogFields } from './logger';
@@ -96,7 +96,43 @@ const RATING_PATH_PREFIX = '/crs-api/';
 /** Longest `/readyz` waits for the database, ms. */
 export const READY_TIMEOUT_MS = 900;
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The {@link GatewayContext} of one request, REST row or `/graphql`, from its Koa context:
+ * `baseUrl` (PUBLIC_BASE_URL, else the request's protocol and host, which honour TRUST_PROXY)
+ * and `cache` are made on first read, since most requests read neither (issue 16 "Speed").
+ */
+class RequestContext implements GatewayContext {
+  readonly requestId: string;
+  readonly client: GatewayContext['client'];
+  readonly tenantHeader: string | undefined;
+  budget?: GatewayContext['budget'];
+  private url: string | undefined;
+  private map: Map<string, unknown> | undefined;
+
+  constructor(
+    private readonly ctx: Context,
+    readonly auth: AuthResult,
+    publicBaseUrl: string | null,
+    readonly services: Services,
+    /** Lines logged during the request carry its requestId, route and tenant (see withRequestLogFields). */
+    readonly logger: Logger,
+  ) {
+    this.requestId = ctx.state.requestId as string;
+    this.client = auth.status === 'ok' ? auth.client : null;
+    const tenant = ctx.get('tenant');
+    this.tenantHeader = tenant === '' ? undefined : tenant;
+    this.url = publicBaseUrl ?? undefined;
+  }
+
+  get baseUrl(): string {
+    // Koa 3's ctx.origin is the Origin header; protocol and host honour TRUST_PROXY.
+    return (this.url ??= `${this.ctx.protocol}://${this.ctx.host}`);
+  }
+
+  get cache(): Map<string, unknown> {
+    return (this.map ??= new Map());
+  }
+}
 
 /**
  * Builds the Koa application. Middleware order: request id → error guard → in-flight count →
@@ -124,20 +160,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
 
   const makeContext = async (ctx: Context): Promise<GatewayContext> => {
     ctx.state.auth ??= await authenticate(ctx.headers, ctx.ip);
-    const auth = ctx.state.auth as GatewayContext['auth'];
-    const tenant = ctx.get('tenant');
-    return {
-      requestId: ctx.state.requestId as string,
-      auth,
-      client: auth.status === 'ok' ? auth.client : null,
-      tenantHeader: tenant === '' ? undefined : tenant,
-      // Koa 3's ctx.origin is the Origin header; protocol and host honour TRUST_PROXY.
-      baseUrl: config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`,
-      services,
-      // Lines logged during the request carry its requestId, route and tenant (see withRequestLogFields).
-      logger,
-      cache: new Map(),
-    };
+    return new RequestContext(ctx, ctx.state.auth as AuthResult, config.publicBaseUrl, services, logger);
   };
 
   // On /graphql a deadline that passed while authenticating is the GraphQL TIMEOUT (HTTP 504),
@@ -309,8 +332,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   };
   koa.use((ctx, next) => {
     const started = performance.now();
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('x-request-id', requestId);
     return withRequestLogFields(new AccessLogFields(requestId, ctx), () => serve(ctx, next, started));

@@ -137,6 +137,27 @@ function headerList(value: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * Writes a row's answer (see sendBody) and leaves it in `ctx.state.answer` (a {@link RestAnswer})
+ * for the access log and the metrics.
+ */
+function sendAnswer(
+  ctx: Context,
+  route: RestRoute<never>,
+  status: number,
+  body: Record<string, unknown> | null,
+  format?: 'json',
+): void {
+  ctx.state.answer = {
+    route: route.path,
+    style: route.style,
+    status,
+    returnCode: numeric(body?.returnCode),
+    errorCode: numeric(body?.errorCode),
+  } satisfies RestAnswer;
+  sendBody(ctx, status, body, format);
+}
+
 /** Transport rules checked before the operation runs (CONTRACT §2). */
 function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayContext): void {
   if (gctx.auth.status !== 'ok') throw new UnauthenticatedError();
@@ -199,16 +220,6 @@ export function restRouter(
   const router = new Router();
   for (const { route, run } of compileRoutes(routes, schema)) {
     const handler = async (ctx: Context): Promise<void> => {
-      const send = (status: number, body: Record<string, unknown> | null, format?: 'json') => {
-        ctx.state.answer = {
-          route: route.path,
-          style: route.style,
-          status,
-          returnCode: numeric(body?.returnCode),
-          errorCode: numeric(body?.errorCode),
-        } satisfies RestAnswer;
-        sendBody(ctx, status, body, format);
-      };
       if (route.noStore) {
         ctx.set('cache-control', 'no-store');
         ctx.set('pragma', 'no-cache');
@@ -262,7 +273,7 @@ export function restRouter(
           data = result.data;
         }
         const out = route.result(data as never, input);
-        send(out.status, out.body, oauth2 ? 'json' : undefined);
+        sendAnswer(ctx, route, out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
         const failure = toFailure(err, gctx?.logger ?? logger);
         const retryAfter = failure.domain?.extensions.retryAfterSeconds;
@@ -276,16 +287,16 @@ export function restRouter(
         if (oauth2) {
           const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
           if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
-          send(out.status, out.body, 'json');
+          sendAnswer(ctx, route, out.status, out.body, 'json');
           return;
         }
         if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
         if (failure.domain instanceof ServiceUnavailableError && route.unavailable) {
           const out = route.unavailable(failure.domain.reason);
-          send(out.status, out.body);
+          sendAnswer(ctx, route, out.status, out.body);
           return;
         }
-        send(failure.status, failureBody(route.style, failure));
+        sendAnswer(ctx, route, failure.status, failureBody(route.style, failure));
       }
     };
     router.register(route.path, [route.method], handler as RouterMiddleware);
