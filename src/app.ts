@@ -248,7 +248,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   let admitted = 0;
   // One timer per budget for the safety net, not one per request (issue 16 "Speed").
   const lateWatch = new LateWatch();
-  const admit = async (ctx: Context, run: () => Promise<unknown>): Promise<void> => {
+  const admit = async (ctx: Context, run: (ctx: Context) => Promise<unknown>): Promise<void> => {
     if (admitted >= config.maxInflight) {
       metrics.shed.inc();
       ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
@@ -266,7 +266,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
             ? config.ratingTimeoutMs
             : config.requestTimeoutMs;
       // The deadline goes on the request's one scope, opened with its log fields.
-      const work = setRequestDeadline(budgetMs) ? run() : runInRequestScope(budgetMs, run);
+      const work = setRequestDeadline(budgetMs) ? run(ctx) : runInRequestScope(budgetMs, () => run(ctx));
       if ((await lateWatch.race(work, budgetMs + DEADLINE_GRACE_MS)) === LATE) {
         metrics.deadlineExceeded.inc();
         work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
@@ -365,7 +365,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   koa.use(explorer.routes());
 
   // Probes above are never shed; everything below counts against MAX_INFLIGHT (see `admit`).
-  koa.use((ctx, next) => admit(ctx, next));
+  koa.use((ctx, next) => admit(ctx, () => next()));
 
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();

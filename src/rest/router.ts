@@ -310,9 +310,10 @@ export interface ExactRows {
   rowOf(method: string, path: string): RouterMiddleware | undefined;
   /**
    * For a request that is an exact row: sets what @koa/router would have set for it and returns
-   * the function that serves it; undefined for every other request.
+   * the function that serves it (one per row, called with the request's context); undefined for
+   * every other request.
    */
-  start(ctx: Context): (() => Promise<unknown>) | undefined;
+  start(ctx: Context): ((ctx: Context) => Promise<unknown>) | undefined;
 }
 
 const noNext = async (): Promise<void> => undefined;
@@ -337,6 +338,11 @@ export function exactRowDispatch(router: Router): ExactRows {
     }
   }
   const rowOf = (method: string, path: string) => rows.get(method)?.get(path);
+  // Each row's handler as a function of the context alone, made once, not per request.
+  const serving = new Map<RouterMiddleware, (ctx: Context) => Promise<unknown>>();
+  for (const byPath of rows.values())
+    for (const handler of byPath.values())
+      serving.set(handler, (ctx) => handler(ctx as never, noNext) as Promise<unknown>);
   return {
     rowOf,
     start: (ctx) => {
@@ -345,7 +351,7 @@ export function exactRowDispatch(router: Router): ExactRows {
       if (!handler) return undefined;
       ctx.params = {};
       (ctx as { _matchedRoute?: string })._matchedRoute = path;
-      return () => handler(ctx as never, noNext) as Promise<unknown>;
+      return serving.get(handler);
     },
   };
 }

@@ -61,12 +61,40 @@ function prepare(value: unknown): unknown {
   return String(value);
 }
 
+/** A key the flat writer writes as an element name as it is (every key of the REST bodies). */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * A body whose values are all scalars (string, number, boolean, bigint, null; most REST answers:
+ * introspection, ratings, errors) written straight to text, byte for byte as the XMLBuilder
+ * writes it (issue 16 "Speed": the builder's object tree costs more than the answer itself;
+ * test/unit/xml.test.ts compares the two). Undefined for any other body (the builder writes it).
+ */
+function flatXml(body: Record<string, unknown>): string | undefined {
+  let out = XML_PROLOGUE;
+  for (const key of Object.keys(body)) {
+    if (!PLAIN_NAME.test(key)) return undefined;
+    const value = body[key];
+    let text: string;
+    if (value === null || value === undefined) text = '';
+    else if (typeof value === 'string') text = xmlText(value);
+    else if (typeof value === 'number') text = plainNumber(value);
+    else if (typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
+    else return undefined;
+    out += `<${key}>${text}</${key}>`;
+  }
+  return `${out}</response>`;
+}
+
 /**
  * Writes a response body as XML (CONTRACT §1 "XML mapping"): declaration, root `<response>`,
  * one child element per key in key order, one repeated element per array item, an empty
  * element for null, `true`/`false`, numbers in plain decimal, text escaped. Characters XML 1.0
  * forbids are replaced by U+FFFD, so the output is well-formed whatever the strings hold.
+ * Through fast-xml-parser's XMLBuilder, except a body of scalars only (see flatXml).
  */
 export function toXml(body: Record<string, unknown>): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: prepare(body) })}`;
+  return (
+    flatXml(body) ?? `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: prepare(body) })}`
+  );
 }

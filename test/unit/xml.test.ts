@@ -60,3 +60,43 @@ describe('toXml (CONTRACT §1 XML mapping)', () => {
     expect(String(roundTrip({ value: s }).value)).toBe('a\ufffdb\ufffdc\ufffdd\ufffd\ufffd\ufffde\ufffd');
   });
 });
+
+describe('toXml of a body of scalars only (written without the XMLBuilder, issue 16)', () => {
+  // Nested one level, the same values go through the XMLBuilder: the children must be the same bytes.
+  const viaBuilder = (body: Record<string, unknown>) => {
+    const xml = toXml({ wrapped: body });
+    const inner = xml.replace(/^.*?<response><wrapped>/, '').replace(/<\/wrapped><\/response>$/, '');
+    return `<?xml version="1.0" encoding="UTF-8"?><response>${inner}</response>`;
+  };
+  const bodies: Array<Record<string, unknown>> = [
+    {},
+    { active: false },
+    { active: true, client_id: '353871234567', expiry: 1767225600 },
+    { returnCode: 0 },
+    { errorCode: 1, message: 'tenant header does not name your tenant' },
+    { none: null, missing: undefined, empty: '', zero: 0, neg: -1.5, big: 1e21, small: 1e-7 },
+    { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, n: 10n, t: true },
+    { error: 'invalid_request', error_description: '[token cannot be null]' },
+    ...hostileStrings().map((s) => ({ value: s, 'a.b_c-d': s })),
+  ];
+  it.each(bodies.map((b) => [JSON.stringify(b, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)), b]))(
+    '%s is the builder’s bytes',
+    (_, body) => {
+      expect(toXml(body as Record<string, unknown>)).toBe(viaBuilder(body as Record<string, unknown>));
+    },
+  );
+
+  it('still goes through the builder for nested values and unusual names', () => {
+    expect(toXml({ a: { b: 1 } })).toContain('<a><b>1</b></a>');
+    expect(toXml({ list: [1, 2] })).toContain('<list>1</list><list>2</list>');
+  });
+});
+
+function hostileStrings(): string[] {
+  return [
+    '&amp; <b> "q" \'s\' ]]> &#0;',
+    'a\u0000b\u0001c\u001fd\ufffe\uffff\ud800e\udc00',
+    'Orange Fran\u00e7e \u4e2d\u56fd\u79fb\u52a8 \ud83d\udcf1',
+    'a\tb\nc\rd',
+  ];
+}
