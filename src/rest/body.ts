@@ -47,23 +47,31 @@ const end = (() => undefined) as unknown as () => Promise<void>;
  * body reads as `{}`.
  * @throws BodyError
  */
-export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+export function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   if (!isJsonContentType(ctx.get('content-type') || undefined)) {
-    throw new BodyError(415, 'content-type must be application/json');
+    return Promise.reject(new BodyError(415, 'content-type must be application/json'));
   }
-  try {
-    await parser(ctx, end);
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === 413) throw new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
-    if (status === 415) throw new BodyError(415, 'unsupported content encoding');
-    throw new BodyError(400, 'request body is not valid JSON');
-  }
-  const body = ctx.request.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new BodyError(400, 'request body must be a JSON object');
-  }
-  return body as Record<string, unknown>;
+  // `then` rather than an async function: one promise less per request (issue 16 "Speed").
+  return parser(ctx, end).then(
+    () => {
+      const body = ctx.request.body;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        throw new BodyError(400, 'request body must be a JSON object');
+      }
+      return body as Record<string, unknown>;
+    },
+    (err: unknown) => {
+      throw parseFailure(err, 'request body is not valid JSON');
+    },
+  );
+}
+
+/** The BodyError for a body parser's failure: 413 too large, 415 unknown encoding, else 400 `invalid`. */
+function parseFailure(err: unknown, invalid: string): BodyError {
+  const status = (err as { status?: number }).status;
+  if (status === 413) return new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
+  if (status === 415) return new BodyError(415, 'unsupported content encoding');
+  return new BodyError(400, invalid);
 }
 
 // Reads an urlencoded body as text; it is split into parameters below (URLSearchParams), so that
@@ -94,10 +102,7 @@ export async function readFormOrJsonObject(ctx: Context): Promise<Record<string,
   try {
     await formParser(ctx, end);
   } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === 413) throw new BodyError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`);
-    if (status === 415) throw new BodyError(415, 'unsupported content encoding');
-    throw new BodyError(400, 'request body is not valid form data');
+    throw parseFailure(err, 'request body is not valid form data');
   }
   const raw = ctx.request.body;
   const params = new Map<string, string>();

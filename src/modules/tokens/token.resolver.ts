@@ -8,16 +8,20 @@ import { IssuedTokenType, TokenIntrospectionType } from './token.types';
  * The `introspectToken` field (CONTRACT §3): the resolver's whole work, permission check
  * included, shared with the `POST /token/introspect` row's `resolve` (src/rest/routes.ts), which
  * answers without GraphQL execution (issue 16 "Speed").
- * @throws UnauthenticatedError, ForbiddenError without TOKEN_INTROSPECT, OAuthRequestError for a
- * null or empty token, and database failures.
+ * @throws UnauthenticatedError, ForbiddenError without TOKEN_INTROSPECT (synchronously); the
+ * promise rejects with OAuthRequestError for a null or empty token, and with database failures.
  */
-export async function introspectTokenField(
+export function introspectTokenField(
   ctx: GatewayContext,
   token: string | null,
 ): Promise<TokenIntrospectionType> {
   assertPermissions(ctx, [Permission.TOKEN_INTROSPECT]);
-  const r = await ctx.services.tokens.introspect(callerOf(ctx), token);
-  return r.active ? r : { active: false, clientId: null, expiry: null, issuedAt: null, issuedBy: null };
+  // A `then` rather than an async function: one promise less on the busiest path (issue 16).
+  return ctx.services.tokens
+    .introspect(callerOf(ctx), token)
+    .then((r) =>
+      r.active ? r : { active: false, clientId: null, expiry: null, issuedAt: null, issuedBy: null },
+    );
 }
 
 /** Token operations (CONTRACT §3); the rules live in TokenService. */
