@@ -1,6 +1,9 @@
 /*
  * Issue 16 hot-path measurement: token introspection through the REST row, through Apollo
- * `/graphql` and through a bare Koa handler (bench/profile-bare.js), alternating rounds, medians.
+ * `/graphql`, through a bare Koa handler (bench/profile-bare.js: no router, no body parser
+ * middleware) and (`benchBare`) through the bench's own bare handler (bench/baselines.js),
+ * alternating rounds, medians. Every server runs under `npm start`'s node flags, the baselines
+ * also under the default HEAP_MODE's (as in bench/harness.js).
  * Run it pinned to core 1; it starts both servers on core 0:
  *   npm run build && taskset -c 1 node bench/profile-hotpath.js [rounds=5] [seconds=10] [connections=32]
  * Besides req/s it reports the server's CPU time per request (from /proc), which a machine shared
@@ -198,7 +201,7 @@ async function main() {
   }
   const wanted = process.env.CASES
     ? process.env.CASES.split(',')
-    : ['rest', 'restXml', 'apollo', 'bare', 'rating', 'bareRating'];
+    : ['rest', 'restXml', 'apollo', 'bare', 'benchBare', 'rating', 'bareRating'];
   const only = Object.keys(cases).filter((k) => wanted.includes(k.split('@')[0]));
   for (const name of only) {
     const r = await fetch(cases[name].url, {
