@@ -162,21 +162,17 @@ async function main() {
     children.push(bareRating.child);
     const body = JSON.stringify({ token: first.access_token });
     const json = { authorization: auth, 'content-type': 'application/json', accept: 'application/json' };
+    /** The introspection of the token as a case: POST `path` on `server`. */
+    const introspect = (server, path, headers = json) => ({
+      pid: server.child.pid,
+      url: `${server.base}${path}`,
+      method: 'POST',
+      headers,
+      body,
+    });
     Object.assign(cases, {
-      [`rest${tag}`]: {
-        pid: gw.child.pid,
-        url: `${gw.base}/token/introspect`,
-        method: 'POST',
-        headers: json,
-        body,
-      },
-      [`restXml${tag}`]: {
-        pid: gw.child.pid,
-        url: `${gw.base}/token/introspect`,
-        method: 'POST',
-        headers: { ...json, accept: 'application/xml' },
-        body,
-      },
+      [`rest${tag}`]: introspect(gw, '/token/introspect'),
+      [`restXml${tag}`]: introspect(gw, '/token/introspect', { ...json, accept: 'application/xml' }),
       [`apollo${tag}`]: {
         pid: gw.child.pid,
         url: `${gw.base}/graphql`,
@@ -189,14 +185,8 @@ async function main() {
       },
       [`rating${tag}`]: ratingCase(gw.child.pid, `${gw.base}/crs-api/processRating`, `rating${tag}`),
       [`bareRating${tag}`]: ratingCase(bareRating.child.pid, `${bareRating.base}/`, `bareRating${tag}`),
-      [`bare${tag}`]: { pid: bare.child.pid, url: `${bare.base}/`, method: 'POST', headers: json, body },
-      [`benchBare${tag}`]: {
-        pid: benchBare.child.pid,
-        url: `${benchBare.base}/token/introspect`,
-        method: 'POST',
-        headers: json,
-        body,
-      },
+      [`bare${tag}`]: introspect(bare, '/'),
+      [`benchBare${tag}`]: introspect(benchBare, '/token/introspect'),
     });
   }
   const wanted = process.env.CASES
