@@ -50,6 +50,8 @@ function settings() {
     backends: envList('BENCH_BACKENDS', 'sqlite,mariadb'),
     mariadbUrl: process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/sg_bench',
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    /** Fresh server processes for every round of the REST ÷ bare comparisons (see comparePairs). */
+    freshServers: (process.env.BENCH_FRESH_SERVERS ?? '1') !== '0',
   };
 }
 
@@ -162,6 +164,22 @@ async function startServer(program, url, { countQueries = false, env = {} } = {}
     pid: child.pid,
     startupMs,
     memory: () => memoryOf(child.pid),
+    /**
+     * Stops the process and starts a new one of the same program on the same database; this
+     * object then stands for the new process (base, pid, …). `memory().peak` stays the highest
+     * peak of every process it stood for.
+     */
+    async restart() {
+      const before = this.memory();
+      await this.stop();
+      const fresh = await startServer(program, url, { countQueries, env });
+      const memory = fresh.memory;
+      fresh.memory = () => {
+        const m = memory();
+        return { rss: m.rss, peak: Math.max(m.peak, before.peak) };
+      };
+      Object.assign(this, fresh);
+    },
     /** SQL statements the server has sent since it started. */
     async queries() {
       const before = fs.existsSync(countFile) ? fs.statSync(countFile).mtimeMs : 0;
@@ -284,7 +302,10 @@ function printTable(title, header, rows) {
  * (after one warm-up run each), and the table shows medians over rounds: req/s, p50/p99 (ms),
  * bytes/s, the server's RSS after its last run (peak in brackets) and the first target's req/s
  * divided by each target's. Every target is `{ name, server, request, opts? }` (`server` from startServer,
- * `request` as runLoad takes it). `beforeRound(i)` runs before each round. Returns per target
+ * `request` as runLoad takes it). `beforeRound(i)` runs before each round. With `fresh`, every
+ * round after the first starts with new processes of the targets' servers (`restart`), each
+ * warmed up again: one process's luck in V8's optimisation (measured: ±5 % between two processes
+ * of the same code) is then one sample of the median instead of every round. Returns per target
  * `{ name, reqs, p50, p99, bytes, rss, peak, ratio, warmup, results }` (load results as
  * runLoad gives them).
  */
@@ -292,17 +313,24 @@ async function comparePairs(
   scenario,
   title,
   targets,
-  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound },
+  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound, fresh = false },
 ) {
   const runs = targets.map(() => []);
   const warmups = [];
-  for (const t of targets) {
-    if (!(warmupSeconds > 0)) continue;
-    const r = await runLoad(t.server.base, t.request, { duration: warmupSeconds, connections, ...t.opts });
-    verdicts.checkLoad(scenario, `${t.name} (warm-up)`, r);
-    warmups.push(r);
-  }
+  const warmUp = async () => {
+    for (const t of targets) {
+      if (!(warmupSeconds > 0)) continue;
+      const r = await runLoad(t.server.base, t.request, { duration: warmupSeconds, connections, ...t.opts });
+      verdicts.checkLoad(scenario, `${t.name} (warm-up)`, r);
+      warmups.push(r);
+    }
+  };
+  await warmUp();
   for (let round = 0; round < rounds; round++) {
+    if (fresh && round > 0) {
+      for (const server of new Set(targets.map((t) => t.server))) await server.restart();
+      await warmUp();
+    }
     if (beforeRound) await beforeRound(round);
     for (const [i, t] of targets.entries()) {
       await settle();

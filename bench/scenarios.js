@@ -111,7 +111,7 @@ async function introspection({ backend, url, s, verdicts }) {
         { name: 'bare Koa handler', server: srv.bare, request: request('rest') },
         { name: 'sofa-api', server: srv.sofa, request: request('sofa') },
       ],
-      pairOptions(s, verdicts, 5),
+      pairOptions(s, verdicts, 5, { fresh: s.freshServers }),
     );
     for (const rest of [json, xml]) {
       ratioTarget(verdicts, 'introspection', backend, rest, apollo, 1.45);
