@@ -51,7 +51,7 @@ function settings() {
     mariadbUrl: process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/sg_bench',
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
     /** Fresh server processes for every round of the REST ÷ bare comparisons (see comparePairs). */
-    freshServers: (process.env.BENCH_FRESH_SERVERS ?? '1') !== '0',
+    freshServers: process.env.BENCH_FRESH_SERVERS === '1',
   };
 }
 
@@ -298,8 +298,8 @@ function printTable(title, header, rows) {
 }
 
 /**
- * One runner for every alternating comparison: each round runs every target once in order
- * (after one warm-up run each), and the table shows medians over rounds: req/s, p50/p99 (ms),
+ * One runner for every alternating comparison: each round runs every target once, in order in
+ * even rounds and in reverse order in odd ones (after one warm-up run each), and the table shows medians over rounds: req/s, p50/p99 (ms),
  * bytes/s, the server's RSS after its last run (peak in brackets) and the first target's req/s
  * divided by each target's. Every target is `{ name, server, request, opts? }` (`server` from startServer,
  * `request` as runLoad takes it). `beforeRound(i)` runs before each round. With `fresh`, every
@@ -332,7 +332,10 @@ async function comparePairs(
       await warmUp();
     }
     if (beforeRound) await beforeRound(round);
-    for (const [i, t] of targets.entries()) {
+    // Every other round in reverse order, so that no target always runs first or last.
+    const order = [...targets.entries()];
+    if (round % 2) order.reverse();
+    for (const [i, t] of order) {
       await settle();
       const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
       verdicts.checkLoad(scenario, `${t.name} round ${round + 1}`, r);
