@@ -45,7 +45,7 @@ const end = (() => undefined) as unknown as () => Promise<void>;
  * Reads the request body as a JSON object (CONTRACT §1): a non-JSON content-type is 415, more
  * than 1 MiB is 413, unparseable JSON or a top level that is not an object is 400. An empty
  * body reads as `{}`.
- * @throws BodyError
+ * @throws BodyError (the promise rejects with it)
  */
 export function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   if (!isJsonContentType(ctx.get('content-type') || undefined)) {
