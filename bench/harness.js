@@ -299,8 +299,8 @@ function printTable(title, header, rows) {
 
 /**
  * One runner for every alternating comparison: each round runs every target once, in order in
- * even rounds and in reverse order in odd ones (after one warm-up run each), and the table shows medians over rounds: req/s, p50/p99 (ms),
- * bytes/s, the server's RSS after its last run (peak in brackets) and the first target's req/s
+ * even rounds and in reverse order in odd ones (after one warm-up run each), and the table
+ * shows medians over rounds: req/s, p50/p99 (ms), bytes/s, the server's RSS after its last run (peak in brackets) and the first target's req/s
  * divided by each target's. Every target is `{ name, server, request, opts? }` (`server` from startServer,
  * `request` as runLoad takes it). `beforeRound(i)` runs before each round. With `fresh`, every
  * round after the first starts with new processes of the targets' servers (`restart`), each

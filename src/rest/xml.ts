@@ -45,11 +45,22 @@ export function plainNumber(n: number): string {
   return s.includes('e') ? n.toFixed(20).replace(/0+$/, '') : s;
 }
 
-function prepare(value: unknown): unknown {
+/**
+ * The element text of a scalar other than a string, as both writers put it: null and undefined
+ * empty, numbers in plain decimal, booleans and bigints as `String` does; undefined for strings,
+ * arrays and objects.
+ */
+function scalarText(value: unknown): string | undefined {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value.replace(FORBIDDEN, '\uFFFD');
   if (typeof value === 'number') return plainNumber(value);
   if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return undefined;
+}
+
+function prepare(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(FORBIDDEN, '\uFFFD');
+  const scalar = scalarText(value);
+  if (scalar !== undefined) return scalar;
   if (Array.isArray(value)) return value.map(prepare);
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
@@ -75,12 +86,8 @@ function flatXml(body: Record<string, unknown>): string | undefined {
   for (const key of Object.keys(body)) {
     if (!PLAIN_NAME.test(key)) return undefined;
     const value = body[key];
-    let text: string;
-    if (value === null || value === undefined) text = '';
-    else if (typeof value === 'string') text = xmlText(value);
-    else if (typeof value === 'number') text = plainNumber(value);
-    else if (typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
-    else return undefined;
+    const text = typeof value === 'string' ? xmlText(value) : scalarText(value);
+    if (text === undefined) return undefined;
     out += `<${key}>${text}</${key}>`;
   }
   return `${out}</response>`;
