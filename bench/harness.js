@@ -383,6 +383,7 @@ const basic = (username, password) => `Basic ${Buffer.from(`${username}:${passwo
 module.exports = {
   ROOT,
   DIST,
+  baselineFlags,
   settings,
   median,
   memoryOf,

@@ -24,7 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { startFlags } = require('../scripts/start-flags');
-const heap = require('../dist/src/lib/heap');
+const { baselineFlags } = require('./harness');
 
 const [rounds = 5, seconds = 10, connections = 32] = process.argv.slice(2).map(Number);
 const root = path.join(__dirname, '..');
@@ -44,8 +44,7 @@ function start(script, env, { args = [], baseline = true } = {}) {
       '-c',
       '0',
       process.execPath,
-      ...startFlags(),
-      ...(baseline ? heap.HEAP_MODE_FLAGS[heap.DEFAULT_HEAP_MODE] : []),
+      ...(baseline ? baselineFlags() : startFlags()),
       ...(process.env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF}`] : []),
       script,
       ...args,
