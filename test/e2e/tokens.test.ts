@@ -248,6 +248,52 @@ describe('POST /token and /token/introspect (CONTRACT §3) over HTTP', () => {
     }
   });
 
+  it('reads gzip, deflate and br bodies, any +json type and no content-type; 415 for an unknown encoding', async () => {
+    const zlib = await import('node:zlib');
+    const json = JSON.stringify({ grant_type: 'client_credentials', client_id: '353871234567' });
+    for (const [encoding, raw] of [
+      ['gzip', zlib.gzipSync(json)],
+      ['deflate', zlib.deflateSync(json)],
+      ['br', zlib.brotliCompressSync(json)],
+      ['identity', Buffer.from(json)],
+    ] as const) {
+      const res = await app.request('POST', '/token', {
+        as: 'portal',
+        json: true,
+        raw,
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+      });
+      expect([encoding, res.status]).toEqual([encoding, 201]);
+    }
+    for (const ct of ['application/vnd.acme+json', 'Application/JSON; charset=utf-8', undefined]) {
+      const res = await app.request('POST', '/token', {
+        as: 'portal',
+        json: true,
+        // A Buffer: fetch adds no content-type of its own.
+        raw: Buffer.from(json),
+        headers: ct ? { 'content-type': ct } : {},
+      });
+      expect([ct, res.status]).toEqual([ct, 201]);
+    }
+    const unknown = await app.request('POST', '/token', {
+      as: 'portal',
+      json: true,
+      raw: json,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'compress' },
+    });
+    expect(unknown.status).toBe(415);
+    expect(unknown.json().error).toBe('invalid_request');
+    // An empty body reads as {}: the grant type is then missing.
+    const empty = await app.request('POST', '/token', {
+      as: 'portal',
+      json: true,
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(empty.status).toBe(400);
+    expect(empty.json().error).toBe('invalid_request');
+  });
+
   it('400 for fields of the wrong JSON type', async () => {
     for (const body of [
       { grant_type: 1, client_id: '353871234567' },
