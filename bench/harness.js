@@ -69,6 +69,15 @@ function memoryOf(pid) {
   return { rss: mb('VmRSS'), peak: mb('VmHWM') };
 }
 
+/**
+ * CPU time a process has used so far (user + system), ms, from /proc (Linux; clock ticks of
+ * 10 ms, the kernel's USER_HZ of 100).
+ */
+function cpuMsOf(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** A free loopback port (asks the kernel). */
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -337,11 +346,15 @@ async function comparePairs(
     if (round % 2) order.reverse();
     for (const [i, t] of order) {
       await settle();
+      const cpuBefore = cpuMsOf(t.server.pid);
       const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
+      // The server's CPU time per answer, µs: what the code costs, less disturbed than req/s by
+      // other work on the machine (a diagnostic; the targets are on req/s).
+      r.cpuUs = ((cpuMsOf(t.server.pid) - cpuBefore) * 1000) / Math.max(1, r.total);
       verdicts.checkLoad(scenario, `${t.name} round ${round + 1}`, r);
       runs[i].push(r);
       process.stdout.write(
-        `  round ${round + 1}/${rounds} ${t.name}: ${Math.round(r.reqs)} req/s p50 ${r.p50} ms p99 ${r.p99} ms\n`,
+        `  round ${round + 1}/${rounds} ${t.name}: ${Math.round(r.reqs)} req/s p50 ${r.p50} ms p99 ${r.p99} ms, server CPU ${Math.round(r.cpuUs)} µs/req\n`,
       );
     }
   }
@@ -353,6 +366,10 @@ async function comparePairs(
       p50: median(runs[i].map((r) => r.p50)),
       p99: median(runs[i].map((r) => r.p99)),
       bytes: median(runs[i].map((r) => r.bytes)),
+      cpuUs: median(runs[i].map((r) => r.cpuUs)),
+      // Other work on the machine only ever slows a run down: the best round is the closest to
+      // what the code does with a core to itself (a diagnostic beside the medians).
+      best: Math.max(...runs[i].map((r) => r.reqs)),
       rss: m.rss,
       peak: m.peak,
       warmup: warmups[i],
@@ -363,13 +380,23 @@ async function comparePairs(
   for (const r of rows) r.ratio = rows[0].reqs / r.reqs;
   printTable(
     `${title} — ${rounds} alternating round(s) of ${seconds} s, ${connections} connections, medians`,
-    ['served by', 'req/s', 'p50 ms', 'p99 ms', 'MB/s', 'RSS MB (peak)', `${rows[0].name} ÷ this`],
+    [
+      'served by',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'MB/s',
+      'server CPU µs/req',
+      'RSS MB (peak)',
+      `${rows[0].name} ÷ this`,
+    ],
     rows.map((r) => [
       r.name,
       Math.round(r.reqs),
       r.p50,
       r.p99,
       (r.bytes / 1e6).toFixed(2),
+      Math.round(r.cpuUs),
       `${r.rss} (${r.peak})`,
       `${r.ratio.toFixed(2)}×`,
     ]),

@@ -87,7 +87,11 @@ function ratioTarget(verdicts, scenario, backend, a, b, min) {
     scenario,
     `${a.name} ≥ ${min}× ${b.name} (${backend})`,
     ratio >= min,
-    `${ratio.toFixed(2)}× (${Math.round(a.reqs)} vs ${Math.round(b.reqs)} req/s)`,
+    `${ratio.toFixed(2)}× (${Math.round(a.reqs)} vs ${Math.round(b.reqs)} req/s` +
+      (a.cpuUs && b.cpuUs
+        ? `; server CPU ${Math.round(a.cpuUs)} vs ${Math.round(b.cpuUs)} µs/req, ${(b.cpuUs / a.cpuUs).toFixed(2)}×`
+        : '') +
+      (a.best && b.best ? `; best rounds ${(a.best / b.best).toFixed(2)}×)` : ')'),
   );
 }
 
