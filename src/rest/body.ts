@@ -42,7 +42,7 @@ const jsonContentType = memoByString(
 );
 
 /**
- * The `next` the body parsers get: nothing runs after them. Not async (the parser awaits its
+ * The `next` the form parser gets: nothing runs after it. Not async (the parser awaits its
  * result either way): one promise less per request body (issue 16 "Speed").
  */
 const end = (() => undefined) as unknown as () => Promise<void>;
