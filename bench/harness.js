@@ -411,6 +411,7 @@ module.exports = {
   ROOT,
   DIST,
   baselineFlags,
+  cpuMsOf,
   settings,
   median,
   memoryOf,

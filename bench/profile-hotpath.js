@@ -24,7 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { startFlags } = require('../scripts/start-flags');
-const { baselineFlags } = require('./harness');
+const { baselineFlags, cpuMsOf } = require('./harness');
 
 const [rounds = 5, seconds = 10, connections = 32] = process.argv.slice(2).map(Number);
 const root = path.join(__dirname, '..');
@@ -68,12 +68,6 @@ async function up(base) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${base} did not come up`);
-}
-
-/** CPU seconds (user + system) the process `pid` has used (Linux /proc). */
-function cpuSeconds(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const run = (opts) =>
@@ -203,7 +197,7 @@ async function main() {
   const results = Object.fromEntries(only.map((n) => [n, []]));
   for (let i = 0; i < rounds; i++) {
     for (const name of i % 2 ? [...only].reverse() : only) {
-      const cpu0 = cpuSeconds(cases[name].pid);
+      const cpu0 = cpuMsOf(cases[name].pid);
       const rate = process.env.RATE ? Number(process.env.RATE) : undefined;
       const r = await run({
         ...cases[name],
@@ -211,7 +205,7 @@ async function main() {
         duration: seconds,
         ...(rate ? { overallRate: rate } : {}),
       });
-      r.cpuUs = ((cpuSeconds(cases[name].pid) - cpu0) * 1e6) / Math.max(1, r.requests.total);
+      r.cpuUs = ((cpuMsOf(cases[name].pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
       results[name].push(r);
       console.log(
         `round ${i + 1} ${name.padEnd(8)} ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} p99 ${r.latency.p99} cpu ${Math.round(r.cpuUs)} us/req non2xx ${r.non2xx} errors ${r.errors}`,
