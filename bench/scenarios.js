@@ -83,15 +83,18 @@ function steadyMemory(scenario, backend, server, verdicts) {
 /** A ratio target `a ÷ b ≥ min` between two comparePairs rows. */
 function ratioTarget(verdicts, scenario, backend, a, b, min) {
   const ratio = a.reqs / b.reqs;
+  // The diagnostics of comparePairs rows (server CPU, best rounds) when both rows have them.
+  const details = [`${Math.round(a.reqs)} vs ${Math.round(b.reqs)} req/s`];
+  if (a.cpuUs && b.cpuUs)
+    details.push(
+      `server CPU ${Math.round(a.cpuUs)} vs ${Math.round(b.cpuUs)} µs/req, ${(b.cpuUs / a.cpuUs).toFixed(2)}×`,
+    );
+  if (a.best && b.best) details.push(`best rounds ${(a.best / b.best).toFixed(2)}×`);
   verdicts.target(
     scenario,
     `${a.name} ≥ ${min}× ${b.name} (${backend})`,
     ratio >= min,
-    `${ratio.toFixed(2)}× (${Math.round(a.reqs)} vs ${Math.round(b.reqs)} req/s` +
-      (a.cpuUs && b.cpuUs
-        ? `; server CPU ${Math.round(a.cpuUs)} vs ${Math.round(b.cpuUs)} µs/req, ${(b.cpuUs / a.cpuUs).toFixed(2)}×`
-        : '') +
-      (a.best && b.best ? `; best rounds ${(a.best / b.best).toFixed(2)}×)` : ')'),
+    `${ratio.toFixed(2)}× (${details.join('; ')})`,
   );
 }
 
