@@ -32,7 +32,10 @@ const JSON_READ: coBody.Options & { onProtoPoisoning: 'error' } = {
   onProtoPoisoning: 'error',
 };
 
-/** True when the content-type is JSON (any case, parameters allowed) or absent. */
+/**
+ * True when the content-type is `application/json` or a `+json` type (any case, parameters
+ * allowed; `+json` goes beyond CONTRACT §1, see README "Bodies"), or absent.
+ */
 export function isJsonContentType(contentType: string | undefined): boolean {
   return !contentType || jsonContentType(contentType);
 }
