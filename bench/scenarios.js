@@ -376,7 +376,7 @@ async function planHistory(url, planId) {
  * POST /sqs/api/donations from one plan with 1, 10 and 50 recipients per request (rotating over
  * 1,000), alternating: cost per extra recipient, no non-2xx at 50, and independence of history
  * (1 recipient from the plan with tens of thousands of allowances in its period vs from a plan
- * with an empty period, back to back). Afterwards each plan's remaining + granted is conserved.
+ * with an empty period, 5 rounds). Afterwards each plan's remaining + granted is conserved.
  */
 async function donations({ backend, url, s, verdicts }) {
   const quota = 1000;
@@ -414,18 +414,25 @@ async function donations({ backend, url, s, verdicts }) {
         beforeRound: async () => allowancesAtRound.push((await planHistory(url, plan)).allowances),
       }),
     );
-    const msPer = rows.map((r) => 1000 / r.reqs);
-    const extra10 = (msPer[1] - msPer[0]) / 9;
-    const extra50 = (msPer[2] - msPer[1]) / 40;
+    // Service time per donation (ms) and cost per extra recipient, 1→10 and 10→50, of the
+    // medians and of each round (the three rows of a round ran back to back).
+    const perRecipient = (reqs) => {
+      const ms = reqs.map((r) => 1000 / r);
+      return { ms, extra10: (ms[1] - ms[0]) / 9, extra50: (ms[2] - ms[1]) / 40 };
+    };
+    const medians = perRecipient(rows.map((r) => r.reqs));
+    const rounds = rows[0].results.map((_, k) => perRecipient(rows.map((r) => r.results[k].reqs)));
     console.log(
-      `  service time per donation: ${msPer.map((m) => m.toFixed(2)).join(' / ')} ms; per extra recipient ${extra10.toFixed(3)} ms (1→10), ${extra50.toFixed(3)} ms (10→50); allowances in the period at each round's start: ${allowancesAtRound.join(', ')}`,
+      `  service time per donation: ${medians.ms.map((m) => m.toFixed(2)).join(' / ')} ms; per extra recipient ${medians.extra10.toFixed(3)} ms (1→10), ${medians.extra50.toFixed(3)} ms (10→50); allowances in the period at each round's start: ${allowancesAtRound.join(', ')}`,
     );
-    const steady = extra50 / extra10;
+    // Judged like the ratio targets (see ratioTarget): the median of the rounds' own ratios.
+    const roundRatios = rounds.map((r) => r.extra50 / r.extra10);
+    const steady = median(roundRatios);
     verdicts.target(
       'donations',
       `cost per extra recipient roughly constant, 10→50 within 0.67–1.5× of 1→10 (${backend})`,
       steady >= 0.67 && steady <= 1.5,
-      `${steady.toFixed(2)}×`,
+      `${steady.toFixed(2)}× (per-round ratios ${roundRatios.map((r) => r.toFixed(2)).join(', ')}; of the medians ${(medians.extra50 / medians.extra10).toFixed(2)}×)`,
     );
     verdicts.target(
       'donations',
@@ -442,7 +449,9 @@ async function donations({ backend, url, s, verdicts }) {
         { name: `plan with ${historyAllowances} allowances`, server: gateway, request: request(plan, 1) },
         { name: 'plan with an empty period', server: gateway, request: request(empty, 1) },
       ],
-      pairOptions(s, verdicts, 1, { warmupSeconds: 0 }),
+      // Five rounds, in turn forwards and back: one 10 s pair fell either way on slow spells
+      // (0.82× and 1.14× in two runs the same evening).
+      pairOptions(s, verdicts, 5, { warmupSeconds: 0 }),
     );
     ratioTarget(verdicts, 'donations', backend, withHistory, emptyPeriod, 0.9);
   });
