@@ -482,7 +482,7 @@ async function tokens({ backend, url, s, verdicts, prepare }) {
             { name: '1,000,000 tokens', server: big1.big, request: request(data.SIZES.tokens) },
             { name: '10,000 tokens', server: smallServer, request: request(10_000) },
           ],
-          pairOptions(s, verdicts, 3),
+          pairOptions(s, verdicts, 5),
         );
         ratioTarget(verdicts, 'tokens', backend, many, few, 0.9);
       }),
