@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-throttle';
 import { DEFAULT_CLIENT_CACHE_MS } from './auth/authenticate';
-import { DbLimits } from './db/knex';
+import { DbLimits, SQLITE_SYNCHRONOUS_MODES } from './db/knex';
 import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
 import { DEFAULT_HEAP_MODE, HEAP_MODES, HeapMode } from './lib/heap';
 
@@ -179,6 +179,9 @@ const schema = z.object({
   DB_LOCK_WAIT_TIMEOUT_SECONDS: int(1, 3600).default(1),
   SQLITE_BUSY_TIMEOUT_MS: int(0, 60_000).default(200),
   SQLITE_WAL_AUTOCHECKPOINT_PAGES: int(1, 1_000_000).default(100),
+  SQLITE_SYNCHRONOUS: z
+    .enum(SQLITE_SYNCHRONOUS_MODES, { error: `must be one of ${SQLITE_SYNCHRONOUS_MODES.join(', ')}` })
+    .default('full'),
   GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
   GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
@@ -250,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lockWaitTimeoutSeconds: e.DB_LOCK_WAIT_TIMEOUT_SECONDS,
       sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
       sqliteWalAutocheckpointPages: e.SQLITE_WAL_AUTOCHECKPOINT_PAGES,
+      sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     },
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,

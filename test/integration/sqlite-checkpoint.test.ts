@@ -47,4 +47,29 @@ describe('SQLite write-ahead log checkpoints', () => {
       await db.destroy();
     }
   });
+
+  // SQLITE_SYNCHRONOUS: FULL (every COMMIT syncs the log) unless the operator chose NORMAL;
+  // `synchronous` reads 2 for FULL, 1 for NORMAL. The data written is the same either way.
+  it.each([
+    ['the serving defaults', DEFAULT_DB_LIMITS, 2],
+    ['the maintenance limits', MAINTENANCE_DB_LIMITS, 2],
+    ['SQLITE_SYNCHRONOUS=normal', { ...DEFAULT_DB_LIMITS, sqliteSynchronous: 'normal' as const }, 1],
+  ])('with %s the connection runs synchronous = %d', async (_, limits, level) => {
+    const db = createKnex(`sqlite:${file}`, limits);
+    try {
+      await write(db);
+      expect(await db.raw('PRAGMA synchronous')).toEqual([{ synchronous: level }]);
+      expect(await db.raw('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+      expect(await db('blobs').count({ n: '*' })).toEqual([{ n: 1200 }]);
+    } finally {
+      await db.destroy();
+    }
+    // Reopened, every committed row is there.
+    const again = createKnex(`sqlite:${file}`, DEFAULT_DB_LIMITS);
+    try {
+      expect(await again('blobs').count({ n: '*' })).toEqual([{ n: 1200 }]);
+    } finally {
+      await again.destroy();
+    }
+  });
 });

@@ -16,8 +16,12 @@ describe('loadConfig (CONTRACT §8)', () => {
       loginThrottle: { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 300 },
       clientCacheMs: 1000,
       heapMode: 'balanced',
-      db: { sqliteWalAutocheckpointPages: 100 },
+      db: { sqliteWalAutocheckpointPages: 100, sqliteSynchronous: 'full' },
     });
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: 'normal' }).db.sqliteSynchronous).toBe('normal');
+    expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'off' })).toThrow(
+      /SQLITE_SYNCHRONOUS.*must be one of full, normal/,
+    );
     expect(loadConfig({ SQLITE_WAL_AUTOCHECKPOINT_PAGES: '1000' }).db.sqliteWalAutocheckpointPages).toBe(
       1000,
     );
@@ -157,6 +161,7 @@ describe('loadConfig (CONTRACT §8)', () => {
     ['AUTH_MAX_FAILURES_PER_ADDRESS', 'many'],
     ['AUTH_WINDOW_SECONDS', '0'],
     ['SQLITE_WAL_AUTOCHECKPOINT_PAGES', '0'],
+    ['SQLITE_SYNCHRONOUS', 'NORMAL'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(
