@@ -43,8 +43,9 @@ export interface DbLimits {
    * every COMMIT, so an answered write survives a power loss or an OS crash; `normal` syncs it
    * only at checkpoints, so a write answered since the last checkpoint survives a crash of the
    * process (`kill -9`) but may be rolled back by a power loss or an OS crash (the database
-   * stays consistent). Measured (issue 16, bench/README.md): `normal` took rating p99 at half of
-   * peak from 15-19 ms to 7 ms and peak ratings/s up about 20 %. Serving and maintenance alike.
+   * stays consistent). Measured (issue 16, bench/README.md, three interleaved scratch runs):
+   * rating p99 at half of peak 7-8 ms with `normal` against 8-19 ms with `full`, peak ratings/s
+   * 454-535 against 321-388. Serving and maintenance alike.
    */
   sqliteSynchronous: SqliteSynchronous;
 }
