@@ -89,9 +89,10 @@ function steadyMemory(scenario, backend, server, verdicts) {
  * CPU, best rounds) are printed beside it.
  */
 function ratioTarget(verdicts, scenario, backend, a, b, min) {
-  const paired = median(a.results.map((r, k) => r.reqs / b.results[k].reqs));
+  const perRound = a.results.map((r, k) => r.reqs / b.results[k].reqs);
+  const paired = median(perRound);
   const details = [
-    `per-round ratios ${a.results.map((r, k) => (r.reqs / b.results[k].reqs).toFixed(2)).join(', ')}`,
+    `per-round ratios ${perRound.map((r) => r.toFixed(2)).join(', ')}`,
     `medians ${Math.round(a.reqs)} vs ${Math.round(b.reqs)} req/s, ${(a.reqs / b.reqs).toFixed(2)}×`,
   ];
   // The diagnostics of comparePairs rows (server CPU, best rounds) when both rows have them.

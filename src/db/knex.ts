@@ -165,7 +165,7 @@ export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
         afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
           cacheStatements(conn);
           if (!memory) conn.pragma('journal_mode = WAL');
-          conn.pragma(`synchronous = ${limits.sqliteSynchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+          conn.pragma(`synchronous = ${limits.sqliteSynchronous.toUpperCase()}`);
           conn.pragma('foreign_keys = ON');
           conn.pragma(`busy_timeout = ${limits.sqliteBusyTimeoutMs}`);
           conn.pragma(`wal_autocheckpoint = ${limits.sqliteWalAutocheckpointPages}`);
