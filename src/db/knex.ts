@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
 import { DatabaseTimeoutError, errorChain } from '../errors';
 import { remainingMs } from '../lib/request-scope';
+import { SqliteGroupCommit } from './group-commit';
 
 /**
  * Bounds on every database wait (issue 10 "Deadlines everywhere"; CONTRACT §8 "When things
@@ -220,22 +221,29 @@ export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
 interface SqliteConnection {
   pragma(s: string): unknown;
   prepare(sql: string): unknown;
+  exec(sql: string): unknown;
 }
 
 /** Distinct SQL texts whose prepared statements a SQLite connection keeps (least recently used dropped). */
 export const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+/** SQL texts that are not worth caching: knex's savepoints, each named once. */
+const ONE_OFF_SQL = /^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT) /;
 
 /**
  * Makes a better-sqlite3 connection prepare each SQL text once (issue 16 "Speed": preparing was
  * 14 % of the busy time of a token introspection): `prepare` answers the statement prepared for
  * the same text before, from a per-connection LRU cache of {@link SQLITE_STATEMENT_CACHE_SIZE}.
  * Safe because knex runs a statement to completion (`all`/`run`, never a pending iterator) and
- * SQLite re-prepares a cached statement itself after a schema change.
+ * SQLite re-prepares a cached statement itself after a schema change. Savepoint statements are
+ * not cached: knex names each savepoint anew (`SAVEPOINT trx42`), so every text is seen once,
+ * and with group commit every write transaction has them (src/db/group-commit.ts).
  */
 function cacheStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
   const cache = new LRUCache<string, object>({ max: SQLITE_STATEMENT_CACHE_SIZE });
   conn.prepare = (sql: string) => {
+    if (ONE_OFF_SQL.test(sql)) return prepare(sql);
     let statement = cache.get(sql);
     if (statement === undefined) {
       statement = prepare(sql) as object;
@@ -282,6 +290,47 @@ function executePrepared(connection: unknown, obj: unknown): Promise<unknown> {
   );
 }
 
+/**
+ * Transaction option (SQLite only, `{ [SQLITE_IMMEDIATE]: true }`): open with `BEGIN IMMEDIATE`,
+ * taking the write lock at once instead of at the first write, and wait for another connection's
+ * lock without blocking the event loop (see `beginImmediate`), for up to SQLITE_BUSY_TIMEOUT_MS.
+ * The group commit's transaction uses it (src/db/group-commit.ts): a transaction that read first
+ * could not take the lock at all once another connection had written meanwhile (SQLITE_BUSY with
+ * no wait), and a busy handler sleeping in the thread would stall every request of the process.
+ */
+export const SQLITE_IMMEDIATE = 'gatewayImmediate';
+
+/** The part of knex's transaction object that {@link SQLITE_IMMEDIATE} replaces. */
+interface SqliteTransaction {
+  begin(conn: unknown): Promise<unknown>;
+}
+
+/**
+ * `BEGIN IMMEDIATE` on `conn` without blocking the event loop: SQLite's busy handler would
+ * sleep in the thread while another connection holds the write lock, and when that connection
+ * is another knex instance of this process (two gateways over one file in one process) it could
+ * not release the lock meanwhile. So each attempt runs with `busy_timeout = 0`, and a busy
+ * database is tried again after 1, 2, 4 … 16 ms, asynchronously, for up to `busyTimeoutMs`.
+ * @throws the last SQLITE_BUSY once `busyTimeoutMs` has passed (a 'timeout' for
+ *   {@link databaseFailureOf}), or any other error of BEGIN at once.
+ */
+async function beginImmediate(conn: SqliteConnection, busyTimeoutMs: number): Promise<void> {
+  const started = performance.now();
+  for (let wait = 1; ; wait = Math.min(wait * 2, 16)) {
+    conn.pragma('busy_timeout = 0');
+    try {
+      conn.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (err) {
+      const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
+      if (!busy || performance.now() - started + wait > busyTimeoutMs) throw err;
+    } finally {
+      conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    }
+    await sleep(wait);
+  }
+}
+
 /** On a connection that {@link boundClient} dropped: the timeout that dropped it. */
 const DROPPED = Symbol('dropped after a statement timeout');
 
@@ -306,6 +355,22 @@ function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
   ) as ClientClass;
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;
   const Bounded = class extends Base {};
+  if (dialect === 'sqlite') {
+    // `{ immediate: true }` (see SQLITE_IMMEDIATE): BEGIN IMMEDIATE, the write lock taken at once.
+    type TransactionFn = (container: unknown, config?: Record<string, unknown>, outerTx?: unknown) => SqliteTransaction;
+    const transaction = (Base.prototype as unknown as { transaction: TransactionFn }).transaction;
+    (Bounded.prototype as unknown as { transaction: TransactionFn }).transaction = function (
+      this: unknown,
+      container,
+      config,
+      outerTx,
+    ) {
+      const trx = transaction.call(this, container, config, outerTx);
+      if (config?.[SQLITE_IMMEDIATE] === true && !outerTx)
+        trx.begin = (conn) => beginImmediate(conn as SqliteConnection, limits.sqliteBusyTimeoutMs);
+      return trx;
+    };
+  }
   (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
     const prepared =
       dialect === 'mysql' &&
@@ -585,6 +650,19 @@ export const DEFAULT_TRANSACTION_RETRY: TransactionRetryPolicy = {
   minRemainingMs: 50,
 };
 
+const groupCommits = new WeakMap<Knex, SqliteGroupCommit>();
+
+/**
+ * The group commit of `db` (see {@link SqliteGroupCommit}) when it is the root instance of an
+ * SQLite database; undefined on MySQL/MariaDB and for a transaction (which joins its own).
+ */
+function groupCommitOf(db: Knex): SqliteGroupCommit | undefined {
+  if ((db as { isTransaction?: boolean }).isTransaction || dialectOf(db) !== 'sqlite') return undefined;
+  let group = groupCommits.get(db);
+  if (!group) groupCommits.set(db, (group = new SqliteGroupCommit(db)));
+  return group;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -606,7 +684,8 @@ export async function retryingTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(scope, config);
+      const group = config === undefined ? groupCommitOf(db) : undefined;
+      return await (group ? group.run(scope) : db.transaction(scope, config));
     } catch (err) {
       const conflict = transactionConflictOf(err);
       if (!conflict || attempt >= policy.attempts) throw err;

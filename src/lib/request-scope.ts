@@ -70,6 +70,14 @@ export function withDeadline<T>(budgetMs: number, fn: () => T): T {
   return storage.run({ arrivalMs, deadlineMs, log: outer?.log }, fn);
 }
 
+/**
+ * Runs `fn` outside every request scope: what it starts has no deadline and no request's log
+ * fields (e.g. the shared COMMIT of a group of transactions, src/db/group-commit.ts).
+ */
+export function runOutsideRequestScope<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 /** The running request's scope, or undefined outside a request (CLI, start-up, tests). */
 export function currentScope(): RequestScope | undefined {
   return storage.getStore();

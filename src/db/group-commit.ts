@@ -1,0 +1,193 @@
+import { AsyncResource } from 'node:async_hooks';
+import type { Knex } from 'knex';
+import { Histogram } from 'prom-client';
+import { DatabaseTimeoutError } from '../errors';
+import { remainingMs, runOutsideRequestScope } from '../lib/request-scope';
+import { SQLITE_IMMEDIATE } from './knex';
+
+/**
+ * Transactions per COMMIT on the embedded database (`/metrics`; registered by the app's Registry
+ * in src/app.ts). One process-wide histogram: every SQLite knex instance of the process adds to it.
+ */
+export const groupCommitSize = new Histogram({
+  name: 'db_group_commit_transactions',
+  help: 'Write transactions made durable by one SQLite COMMIT (group commit; 1 when nothing else was waiting)',
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+  registers: [],
+});
+
+/** Most transactions one COMMIT takes (the rest wait for the next group). */
+export const GROUP_COMMIT_MAX_TRANSACTIONS = 64;
+
+/** A write transaction waiting for its group. */
+interface Member {
+  /** The transaction's body, bound to its caller's async context (deadline, log fields). */
+  scope: (trx: Knex.Transaction) => Promise<unknown>;
+  /** Settles the caller's promise: with the value after COMMIT, with an error at once. */
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  /** The caller stopped waiting (its deadline passed before the group ran it). */
+  abandoned: boolean;
+}
+
+/** The parts of the better-sqlite3 connection the group looks at. */
+interface SqliteConnection {
+  /** False once SQLite has rolled the transaction back by itself. */
+  readonly inTransaction: boolean;
+}
+
+/**
+ * The group's outer transaction was rolled back by SQLite after an error of one of its members
+ * (SQLite does so by itself on SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, …): nothing of the group
+ * was written. Carries that error as its `cause`.
+ */
+export class GroupRolledBackError extends Error {
+  override name = 'GroupRolledBackError';
+  constructor(cause: unknown) {
+    super('the transaction group was rolled back by an earlier error; nothing was written', { cause });
+  }
+}
+
+/**
+ * Group commit for the embedded database (issue 16 "Speed").
+ *
+ * With `synchronous = FULL` every SQLite COMMIT waits for the disk to sync the write-ahead log
+ * (0.5-1 ms on the bench machine, on the event loop), so write transactions that queue for the
+ * one connection paid one sync each. Here the write transactions asked for within one turn of the
+ * event loop (the requests read from their sockets together) form a group: at the end of the
+ * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE),
+ * each member runs in it under its own savepoint (knex nested transaction), one after another,
+ * and one COMMIT makes the group durable. A member's promise resolves only after that COMMIT: no
+ * client hears of a write before it is durable, as without grouping. The write lock is held only
+ * while the group runs, as for a single transaction.
+ *
+ * - A member whose scope throws is rolled back to its savepoint and rejects at once with its own
+ *   error; the other members are unaffected (they see nothing of it).
+ * - If the COMMIT fails, or an error made SQLite roll the outer transaction back, every member
+ *   rejects (GroupRolledBackError for those not run): none of their writes happened, and all of
+ *   them are retried safely (operationIds, idempotency keys).
+ * - Reads outside a transaction never see a group's writes before its COMMIT (they wait for the
+ *   connection as they wait for any transaction).
+ * - Each member's statements run in its caller's async context, so its request's deadline bounds
+ *   them; its wait for the group is bounded by that deadline too (`DatabaseTimeoutError`,
+ *   deadline), and a member abandoned so is not run.
+ * - A group takes at most {@link GROUP_COMMIT_MAX_TRANSACTIONS}; the rest form the next one.
+ *
+ * MySQL/MariaDB commit each transaction on its own pooled connection and are not grouped here.
+ */
+export class SqliteGroupCommit {
+  private pending: Member[] = [];
+  private scheduled = false;
+
+  /** @param db the root knex instance of an SQLite database (one connection). */
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * Runs `scope` as one write transaction in the next group and resolves with its result once
+   * the group's COMMIT succeeded.
+   * @throws `scope`'s own error (its writes rolled back); the COMMIT's or BEGIN's error, or
+   *   GroupRolledBackError (nothing written); DatabaseTimeoutError (deadline) when the request's
+   *   deadline passes before the group runs it.
+   */
+  run<T>(scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const result = new Promise<T>((resolve, reject) => {
+      this.pending.push({
+        scope: AsyncResource.bind(scope),
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        abandoned: false,
+      });
+    });
+    const member = this.pending[this.pending.length - 1];
+    this.schedule();
+    return withinDeadline(result, () => (member.abandoned = true));
+  }
+
+  /** Runs the pending members as a group at the end of this turn of the event loop. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const members = this.pending.splice(0, GROUP_COMMIT_MAX_TRANSACTIONS);
+      if (this.pending.length > 0) this.schedule();
+      // The COMMIT belongs to no one request: each member's deadline bounds its own statements.
+      void runOutsideRequestScope(() => this.runGroup(members));
+    });
+  }
+
+  /** One outer transaction: every member under a savepoint, then one COMMIT; settles each member. */
+  private async runGroup(members: Member[]): Promise<void> {
+    const done: { member: Member; value: unknown }[] = [];
+    let broken: unknown;
+    try {
+      await this.db.transaction(
+        async (outer) => {
+          const conn = (await outer.client.acquireConnection()) as SqliteConnection;
+          for (const member of members) {
+            if (member.abandoned) continue;
+            if (broken !== undefined) {
+              member.reject(new GroupRolledBackError(broken));
+              continue;
+            }
+            let thrown: { err: unknown } | undefined;
+            try {
+              const value = await outer.transaction(async (trx) => {
+                try {
+                  return await member.scope(trx);
+                } catch (err) {
+                  thrown = { err };
+                  throw err;
+                }
+              });
+              done.push({ member, value });
+            } catch (err) {
+              // Its own error, which a failing ROLLBACK TO SAVEPOINT must not hide.
+              member.reject(thrown ? thrown.err : err);
+              // SQLite ended the outer transaction itself: what ran before is gone.
+              if (!conn.inTransaction) broken = thrown ? thrown.err : err;
+            }
+          }
+          // Rolled back by SQLite: a COMMIT now could only commit what a later SAVEPOINT began.
+          if (broken !== undefined) throw new GroupRolledBackError(broken);
+          if (done.length > 0) groupCommitSize.observe(done.length);
+        },
+        { [SQLITE_IMMEDIATE]: true } as Knex.TransactionConfig,
+      );
+    } catch (err) {
+      // BEGIN or COMMIT failed, or SQLite rolled the group back (then knex's own ROLLBACK fails
+      // too; the members hear why): nothing of it was written.
+      const reason = broken !== undefined ? new GroupRolledBackError(broken) : err;
+      for (const m of members) m.reject(reason);
+      return;
+    }
+    for (const { member, value } of done) member.resolve(value);
+  }
+}
+
+/**
+ * `p`, or DatabaseTimeoutError (deadline) when the request's deadline passes first, after calling
+ * `onLate` (outside a request, or without a deadline, `p` itself).
+ */
+export function withinDeadline<T>(p: Promise<T>, onLate: () => void = () => undefined): Promise<T> {
+  const left = remainingMs();
+  if (left === Infinity) return p;
+  const late = () => {
+    onLate();
+    return new DatabaseTimeoutError('request deadline passed while waiting for a database connection', false, true);
+  };
+  if (left <= 0) return Promise.reject(late());
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(late()), left);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Knex } from 'knex';
+import { DatabaseTimeoutError } from '../../src/errors';
+import { GROUP_COMMIT_MAX_TRANSACTIONS, GroupRolledBackError, groupCommitSize } from '../../src/db/group-commit';
+import { createKnex, retryingTransaction } from '../../src/db/knex';
+import { runInRequestScope } from '../../src/lib/request-scope';
+
+/** Transactions and COMMITs counted by db_group_commit_transactions so far (process-wide). */
+async function commits(): Promise<{ transactions: number; commits: number }> {
+  const values = (await groupCommitSize.get()).values;
+  const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  return {
+    transactions: of('db_group_commit_transactions_sum'),
+    commits: of('db_group_commit_transactions_count'),
+  };
+}
+
+/** The synchronous better-sqlite3 calls the test makes on a raw connection. */
+interface SyncConnection {
+  prepare(sql: string): { get(...params: unknown[]): unknown };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Group commit on the embedded database (issue 16 "Speed"; src/db/group-commit.ts): write
+ * transactions that queue for SQLite's one connection share one COMMIT, each under its own
+ * savepoint; each answers only once that COMMIT made it durable, a failing one takes only its own
+ * writes back, and a group that SQLite rolled back commits nothing. A real database file.
+ */
+describe('SQLite group commit', () => {
+  let dir: string;
+  let file: string;
+  let db: Knex;
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-group-'));
+    file = path.join(dir, 'db.sqlite3');
+    db = createKnex(`sqlite:${file}`);
+    await db.schema.createTable('counter', (t) => {
+      t.integer('id').primary();
+      t.integer('n').notNullable();
+    });
+    await db.schema.createTable('entries', (t) => {
+      t.integer('id').primary();
+      t.integer('seen').notNullable();
+    });
+    await db('counter').insert({ id: 1, n: 0 });
+  });
+  afterEach(async () => {
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One write: reads the counter, stores what it read, increments it (a read-modify-write). */
+  const increment = (id: number) => (trx: Knex.Transaction) =>
+    (async () => {
+      const [{ n }] = await trx('counter').where({ id: 1 }).select('n');
+      await trx('entries').insert({ id, seen: n });
+      await trx('counter').where({ id: 1 }).update({ n: n + 1 });
+      return n as number;
+    })();
+
+  it('runs concurrent writes in fewer COMMITs, loses no update, and answers each only once it is durable', async () => {
+    const before = await commits();
+    // A second connection to the file, queried synchronously at the moment each write answers.
+    const second = createKnex(`sqlite:${file}`);
+    const reader = (await second.client.acquireConnection()) as SyncConnection;
+    try {
+      const visibleAtAnswer: boolean[] = [];
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          retryingTransaction(db, increment(i + 1)).then((seen) => {
+            // A second connection sees only committed rows: the write is durable when answered.
+            visibleAtAnswer.push(reader.prepare('SELECT 1 FROM entries WHERE id = ?').get(i + 1) !== undefined);
+            return seen;
+          }),
+        ),
+      );
+      expect(visibleAtAnswer).toHaveLength(100);
+      expect(visibleAtAnswer.every(Boolean)).toBe(true);
+      // Each saw the count the one before left: 0..99, no two alike.
+      expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+      expect(await db('counter').where({ id: 1 }).first()).toEqual({ id: 1, n: 100 });
+      const after = await commits();
+      expect(after.transactions - before.transactions).toBe(100);
+      // 100 transactions, at most 64 to a group: at least 2 COMMITs, far fewer than 100.
+      expect(after.commits - before.commits).toBeGreaterThanOrEqual(Math.ceil(100 / GROUP_COMMIT_MAX_TRANSACTIONS));
+      expect(after.commits - before.commits).toBeLessThan(20);
+    } finally {
+      await second.client.releaseConnection(reader);
+      await second.destroy();
+    }
+  });
+
+  it('takes back only the failing transaction of a group; the others commit', async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) =>
+        retryingTransaction(db, async (trx) => {
+          const seen = await increment(i + 1)(trx);
+          if (i % 3 === 0) throw new Error(`scope ${i + 1} failed after writing`);
+          // A duplicate key: the database refuses it, the transaction's own writes go back.
+          if (i % 3 === 1 && i < 10) await trx('entries').insert({ id: i + 1, seen });
+          return seen;
+        }),
+      ),
+    );
+    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i + 1] : []));
+    const committed = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i + 1] : []));
+    expect(failed).toEqual([1, 2, 4, 5, 7, 8, 10, 13, 16, 19, 22, 25, 28]);
+    expect((outcomes[0] as PromiseRejectedResult).reason.message).toBe('scope 1 failed after writing');
+    expect(String((outcomes[1] as PromiseRejectedResult).reason.message)).toMatch(/UNIQUE constraint failed/);
+    const rows = await db('entries').orderBy('id').select('id', 'seen');
+    expect(rows.map((r) => r.id)).toEqual(committed);
+    // The committed ones saw each other's counts and nothing of the failed ones.
+    expect(rows.map((r) => r.seen)).toEqual(committed.map((_, k) => k));
+    expect(await db('counter').where({ id: 1 }).first()).toEqual({ id: 1, n: committed.length });
+  });
+
+  it('commits nothing of a group that SQLite rolled back, and the next group works', async () => {
+    // A ROLLBACK inside a member stands in for SQLite rolling the whole transaction back by
+    // itself (SQLITE_FULL, SQLITE_IOERR): every member before and after it must fail, and the
+    // group must not COMMIT what a later SAVEPOINT would begin anew.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        retryingTransaction(db, async (trx) => {
+          const seen = await increment(i + 1)(trx);
+          if (i === 5) {
+            await trx.raw('ROLLBACK');
+            throw new Error('the disk is full');
+          }
+          return seen;
+        }),
+      ),
+    );
+    // All twelve were asked for in one turn of the event loop: one group, and none of it commits.
+    expect(outcomes.map((o) => o.status)).toEqual(Array(12).fill('rejected'));
+    const reasons = outcomes.map((o) => (o as PromiseRejectedResult).reason);
+    expect(reasons[5].message).toBe('the disk is full');
+    // Those after it were not run; those before it lost their writes with the transaction.
+    for (const r of [...reasons.slice(0, 5), ...reasons.slice(6)]) {
+      expect(r).toBeInstanceOf(GroupRolledBackError);
+      expect(r.cause.message).toBe('the disk is full');
+    }
+    expect(await db('entries').count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(await db('counter').where({ id: 1 }).first()).toEqual({ id: 1, n: 0 });
+    // The connection is usable: a new write commits.
+    await retryingTransaction(db, increment(100));
+    expect(await db('entries').where({ id: 100 }).first()).toEqual({ id: 100, seen: 0 });
+  });
+
+  it("bounds the wait to join by the request's deadline", async () => {
+    // A plain transaction holds the one connection for 300 ms.
+    const holder = db.transaction(async () => sleep(300));
+    await sleep(20);
+    const started = performance.now();
+    const late = runInRequestScope(50, () => retryingTransaction(db, increment(1)));
+    await expect(late).rejects.toBeInstanceOf(DatabaseTimeoutError);
+    await expect(late).rejects.toMatchObject({ deadline: true });
+    expect(performance.now() - started).toBeLessThan(250);
+    await holder;
+    // Nothing of the late write; the next one commits.
+    expect(await db('entries').count({ n: '*' })).toEqual([{ n: 0 }]);
+    await retryingTransaction(db, increment(2));
+    expect(await db('entries').select('id', 'seen')).toEqual([{ id: 2, seen: 0 }]);
+  });
+});
