@@ -174,7 +174,11 @@ export function withinDeadline<T>(p: Promise<T>, onLate: () => void = () => unde
   if (left === Infinity) return p;
   const late = () => {
     onLate();
-    return new DatabaseTimeoutError('request deadline passed while waiting for a database connection', false, true);
+    return new DatabaseTimeoutError(
+      'request deadline passed while waiting for a database connection',
+      false,
+      true,
+    );
   };
   if (left <= 0) return Promise.reject(late());
   return new Promise<T>((resolve, reject) => {

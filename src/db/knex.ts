@@ -357,7 +357,11 @@ function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
   const Bounded = class extends Base {};
   if (dialect === 'sqlite') {
     // `{ immediate: true }` (see SQLITE_IMMEDIATE): BEGIN IMMEDIATE, the write lock taken at once.
-    type TransactionFn = (container: unknown, config?: Record<string, unknown>, outerTx?: unknown) => SqliteTransaction;
+    type TransactionFn = (
+      container: unknown,
+      config?: Record<string, unknown>,
+      outerTx?: unknown,
+    ) => SqliteTransaction;
     const transaction = (Base.prototype as unknown as { transaction: TransactionFn }).transaction;
     (Bounded.prototype as unknown as { transaction: TransactionFn }).transaction = function (
       this: unknown,

@@ -3,7 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Knex } from 'knex';
 import { DatabaseTimeoutError } from '../../src/errors';
-import { GROUP_COMMIT_MAX_TRANSACTIONS, GroupRolledBackError, groupCommitSize } from '../../src/db/group-commit';
+import {
+  GROUP_COMMIT_MAX_TRANSACTIONS,
+  GroupRolledBackError,
+  groupCommitSize,
+} from '../../src/db/group-commit';
 import { createKnex, retryingTransaction } from '../../src/db/knex';
 import { runInRequestScope } from '../../src/lib/request-scope';
 
@@ -59,7 +63,9 @@ describe('SQLite group commit', () => {
     (async () => {
       const [{ n }] = await trx('counter').where({ id: 1 }).select('n');
       await trx('entries').insert({ id, seen: n });
-      await trx('counter').where({ id: 1 }).update({ n: n + 1 });
+      await trx('counter')
+        .where({ id: 1 })
+        .update({ n: n + 1 });
       return n as number;
     })();
 
@@ -74,7 +80,9 @@ describe('SQLite group commit', () => {
         Array.from({ length: 100 }, (_, i) =>
           retryingTransaction(db, increment(i + 1)).then((seen) => {
             // A second connection sees only committed rows: the write is durable when answered.
-            visibleAtAnswer.push(reader.prepare('SELECT 1 FROM entries WHERE id = ?').get(i + 1) !== undefined);
+            visibleAtAnswer.push(
+              reader.prepare('SELECT 1 FROM entries WHERE id = ?').get(i + 1) !== undefined,
+            );
             return seen;
           }),
         ),
@@ -87,7 +95,9 @@ describe('SQLite group commit', () => {
       const after = await commits();
       expect(after.transactions - before.transactions).toBe(100);
       // 100 transactions, at most 64 to a group: at least 2 COMMITs, far fewer than 100.
-      expect(after.commits - before.commits).toBeGreaterThanOrEqual(Math.ceil(100 / GROUP_COMMIT_MAX_TRANSACTIONS));
+      expect(after.commits - before.commits).toBeGreaterThanOrEqual(
+        Math.ceil(100 / GROUP_COMMIT_MAX_TRANSACTIONS),
+      );
       expect(after.commits - before.commits).toBeLessThan(20);
     } finally {
       await second.client.releaseConnection(reader);
