@@ -133,6 +133,15 @@ export class DatabaseTimeoutError extends Error {
   }
 }
 
+/** The request's deadline passed while it waited for a database connection (or its transaction group). */
+export function connectionWaitPastDeadline(): DatabaseTimeoutError {
+  return new DatabaseTimeoutError(
+    'request deadline passed while waiting for a database connection',
+    false,
+    true,
+  );
+}
+
 /** True when `err` (or what it wraps) is a statement stopped by its request's deadline. */
 export function isDeadlineStop(err: unknown): boolean {
   for (const e of errorChain(err)) if (e instanceof DatabaseTimeoutError) return e.deadline;

@@ -1,9 +1,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import { Histogram } from 'prom-client';
-import { DatabaseTimeoutError } from '../errors';
-import { remainingMs, runOutsideRequestScope } from '../lib/request-scope';
-import { SQLITE_IMMEDIATE } from './knex';
+import { connectionWaitPastDeadline } from '../errors';
+import { beforeDeadline, runOutsideRequestScope } from '../lib/request-scope';
 
 /**
  * Transactions per COMMIT on the embedded database (`/metrics`; registered by the app's Registry
@@ -55,7 +54,8 @@ export class GroupRolledBackError extends Error {
  * (0.5-1 ms on the bench machine, on the event loop), so write transactions that queue for the
  * one connection paid one sync each. Here the write transactions asked for within one turn of the
  * event loop (the requests read from their sockets together) form a group: at the end of the
- * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE),
+ * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE in
+ * src/db/knex.ts),
  * each member runs in it under its own savepoint (knex nested transaction), one after another,
  * and one COMMIT makes the group durable. A member's promise resolves only after that COMMIT: no
  * client hears of a write before it is durable, as without grouping. The write lock is held only
@@ -79,28 +79,40 @@ export class SqliteGroupCommit {
   private pending: Member[] = [];
   private scheduled = false;
 
-  /** @param db the root knex instance of an SQLite database (one connection). */
-  constructor(private readonly db: Knex) {}
+  /**
+   * @param db the root knex instance of an SQLite database (one connection).
+   * @param begin the options of each group's transaction (src/db/knex.ts passes SQLITE_IMMEDIATE:
+   *   `BEGIN IMMEDIATE`, another process's write lock waited for without stalling the process).
+   */
+  constructor(
+    private readonly db: Knex,
+    private readonly begin: Record<string, unknown>,
+  ) {}
 
   /**
    * Runs `scope` as one write transaction in the next group and resolves with its result once
    * the group's COMMIT succeeded.
    * @throws `scope`'s own error (its writes rolled back); the COMMIT's or BEGIN's error, or
    *   GroupRolledBackError (nothing written); DatabaseTimeoutError (deadline) when the request's
-   *   deadline passes before the group runs it.
+   *   deadline passes before the group runs it (it is then not run).
    */
   run<T>(scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const result = new Promise<T>((resolve, reject) => {
-      this.pending.push({
-        scope: AsyncResource.bind(scope),
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        abandoned: false,
-      });
-    });
-    const member = this.pending[this.pending.length - 1];
-    this.schedule();
-    return withinDeadline(result, () => (member.abandoned = true));
+    let member: Member | undefined;
+    return beforeDeadline(
+      () =>
+        new Promise<T>((resolve, reject) => {
+          member = {
+            scope: AsyncResource.bind(scope),
+            resolve: resolve as (value: unknown) => void,
+            reject,
+            abandoned: false,
+          };
+          this.pending.push(member);
+          this.schedule();
+        }),
+      connectionWaitPastDeadline,
+      () => (member!.abandoned = true),
+    );
   }
 
   /** Runs the pending members as a group at the end of this turn of the event loop. */
@@ -121,39 +133,36 @@ export class SqliteGroupCommit {
     const done: { member: Member; value: unknown }[] = [];
     let broken: unknown;
     try {
-      await this.db.transaction(
-        async (outer) => {
-          const conn = (await outer.client.acquireConnection()) as SqliteConnection;
-          for (const member of members) {
-            if (member.abandoned) continue;
-            if (broken !== undefined) {
-              member.reject(new GroupRolledBackError(broken));
-              continue;
-            }
-            let thrown: { err: unknown } | undefined;
-            try {
-              const value = await outer.transaction(async (trx) => {
-                try {
-                  return await member.scope(trx);
-                } catch (err) {
-                  thrown = { err };
-                  throw err;
-                }
-              });
-              done.push({ member, value });
-            } catch (err) {
-              // Its own error, which a failing ROLLBACK TO SAVEPOINT must not hide.
-              member.reject(thrown ? thrown.err : err);
-              // SQLite ended the outer transaction itself: what ran before is gone.
-              if (!conn.inTransaction) broken = thrown ? thrown.err : err;
-            }
+      await this.db.transaction(async (outer) => {
+        const conn = (await outer.client.acquireConnection()) as SqliteConnection;
+        for (const member of members) {
+          if (member.abandoned) continue;
+          if (broken !== undefined) {
+            member.reject(new GroupRolledBackError(broken));
+            continue;
           }
-          // Rolled back by SQLite: a COMMIT now could only commit what a later SAVEPOINT began.
-          if (broken !== undefined) throw new GroupRolledBackError(broken);
-          if (done.length > 0) groupCommitSize.observe(done.length);
-        },
-        { [SQLITE_IMMEDIATE]: true } as Knex.TransactionConfig,
-      );
+          let thrown: { err: unknown } | undefined;
+          try {
+            const value = await outer.transaction(async (trx) => {
+              try {
+                return await member.scope(trx);
+              } catch (err) {
+                thrown = { err };
+                throw err;
+              }
+            });
+            done.push({ member, value });
+          } catch (err) {
+            // Its own error, which a failing ROLLBACK TO SAVEPOINT must not hide.
+            member.reject(thrown ? thrown.err : err);
+            // SQLite ended the outer transaction itself: what ran before is gone.
+            if (!conn.inTransaction) broken = thrown ? thrown.err : err;
+          }
+        }
+        // Rolled back by SQLite: a COMMIT now could only commit what a later SAVEPOINT began.
+        if (broken !== undefined) throw new GroupRolledBackError(broken);
+        if (done.length > 0) groupCommitSize.observe(done.length);
+      }, this.begin as Knex.TransactionConfig);
     } catch (err) {
       // BEGIN or COMMIT failed, or SQLite rolled the group back (then knex's own ROLLBACK fails
       // too; the members hear why): nothing of it was written.
@@ -163,35 +172,4 @@ export class SqliteGroupCommit {
     }
     for (const { member, value } of done) member.resolve(value);
   }
-}
-
-/**
- * `p`, or DatabaseTimeoutError (deadline) when the request's deadline passes first, after calling
- * `onLate` (outside a request, or without a deadline, `p` itself).
- */
-export function withinDeadline<T>(p: Promise<T>, onLate: () => void = () => undefined): Promise<T> {
-  const left = remainingMs();
-  if (left === Infinity) return p;
-  const late = () => {
-    onLate();
-    return new DatabaseTimeoutError(
-      'request deadline passed while waiting for a database connection',
-      false,
-      true,
-    );
-  };
-  if (left <= 0) return Promise.reject(late());
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(late()), left);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }

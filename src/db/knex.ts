@@ -3,8 +3,8 @@ import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
-import { DatabaseTimeoutError, errorChain } from '../errors';
-import { remainingMs } from '../lib/request-scope';
+import { DatabaseTimeoutError, connectionWaitPastDeadline, errorChain } from '../errors';
+import { beforeDeadline, remainingMs } from '../lib/request-scope';
 import { SqliteGroupCommit } from './group-commit';
 
 /**
@@ -356,7 +356,7 @@ function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;
   const Bounded = class extends Base {};
   if (dialect === 'sqlite') {
-    // `{ immediate: true }` (see SQLITE_IMMEDIATE): BEGIN IMMEDIATE, the write lock taken at once.
+    // `{ [SQLITE_IMMEDIATE]: true }`: BEGIN IMMEDIATE, the write lock taken at once, waited for asynchronously.
     type TransactionFn = (
       container: unknown,
       config?: Record<string, unknown>,
@@ -434,35 +434,15 @@ function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
     .acquireConnection;
   (Bounded.prototype as unknown as { acquireConnection: () => Promise<unknown> }).acquireConnection =
     function (this: { releaseConnection(connection: unknown): Promise<unknown> }) {
-      const left = remainingMs();
-      if (left === Infinity) return acquire.call(this);
-      const late = () =>
-        new DatabaseTimeoutError(
-          'request deadline passed while waiting for a database connection',
-          false,
-          true,
-        );
-      if (left <= 0) return Promise.reject(late());
-      const acquiring = acquire.call(this);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          reject(late());
+      return beforeDeadline(
+        () => acquire.call(this),
+        connectionWaitPastDeadline,
+        (acquiring) =>
           acquiring.then(
             (connection) => this.releaseConnection(connection),
             () => undefined,
-          );
-        }, left);
-        acquiring.then(
-          (connection) => {
-            clearTimeout(timer);
-            resolve(connection);
-          },
-          (err: unknown) => {
-            clearTimeout(timer);
-            reject(err);
-          },
-        );
-      });
+          ),
+      );
     };
   return Bounded;
 }
@@ -663,7 +643,7 @@ const groupCommits = new WeakMap<Knex, SqliteGroupCommit>();
 function groupCommitOf(db: Knex): SqliteGroupCommit | undefined {
   if ((db as { isTransaction?: boolean }).isTransaction || dialectOf(db) !== 'sqlite') return undefined;
   let group = groupCommits.get(db);
-  if (!group) groupCommits.set(db, (group = new SqliteGroupCommit(db)));
+  if (!group) groupCommits.set(db, (group = new SqliteGroupCommit(db, { [SQLITE_IMMEDIATE]: true })));
   return group;
 }
 
@@ -677,6 +657,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * and by the request's deadline (`remainingMs()`; outside a request by the attempts only); the
  * last conflict is then thrown as it came. Each rerun counts in `db_transaction_retries_total`.
  * `scope` must not have effects outside the transaction (it may run more than once).
+ * On SQLite (the root instance, no `config`) the transaction runs in the group commit
+ * ({@link SqliteGroupCommit}): under a savepoint of a transaction it may share with others of the
+ * same event-loop turn, resolved only after that transaction's COMMIT.
  * Issue 14 "Retried transactions"; CONTRACT §8.
  * @throws whatever `scope` or the database throws, a conflict only once the reruns are spent.
  */

@@ -78,6 +78,39 @@ export function runOutsideRequestScope<T>(fn: () => T): T {
   return storage.exit(fn);
 }
 
+/**
+ * Waits for what `start` begins, but no longer than the current request's deadline: when the
+ * deadline passes first, rejects with `late()` and hands the still-pending promise to `onLate`
+ * (e.g. to give back a connection that arrives afterwards). With the deadline already passed,
+ * `start` is not called; outside a request (or without a deadline) this is `start()` itself.
+ */
+export function beforeDeadline<T>(
+  start: () => Promise<T>,
+  late: () => Error,
+  onLate: (pending: Promise<T>) => void = () => undefined,
+): Promise<T> {
+  const left = remainingMs();
+  if (left === Infinity) return start();
+  if (left <= 0) return Promise.reject(late());
+  const pending = start();
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(late());
+      onLate(pending);
+    }, left);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
 /** The running request's scope, or undefined outside a request (CLI, start-up, tests). */
 export function currentScope(): RequestScope | undefined {
   return storage.getStore();
