@@ -182,6 +182,7 @@ const schema = z.object({
   SQLITE_SYNCHRONOUS: z
     .enum(SQLITE_SYNCHRONOUS_MODES, { error: `must be one of ${SQLITE_SYNCHRONOUS_MODES.join(', ')}` })
     .default('full'),
+  SQLITE_GROUP_COMMIT: bool.default(true),
   GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
   GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
@@ -254,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
       sqliteWalAutocheckpointPages: e.SQLITE_WAL_AUTOCHECKPOINT_PAGES,
       sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+      sqliteGroupCommit: e.SQLITE_GROUP_COMMIT,
     },
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,

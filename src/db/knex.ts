@@ -49,6 +49,13 @@ export interface DbLimits {
    * 454-535 against 321-388. Serving and maintenance alike.
    */
   sqliteSynchronous: SqliteSynchronous;
+  /**
+   * Group commit on SQLite (`SQLITE_GROUP_COMMIT`, default on; see src/db/group-commit.ts): the
+   * write transactions of requests asked for within one turn of the event loop share one
+   * COMMIT. Off: each commits on its own, as before issue 16's group commit. No effect on
+   * MySQL/MariaDB.
+   */
+  sqliteGroupCommit: boolean;
 }
 
 /** The values of {@link DbLimits.sqliteSynchronous} (`SQLITE_SYNCHRONOUS`). */
@@ -66,6 +73,7 @@ export const DEFAULT_DB_LIMITS: DbLimits = {
   sqliteBusyTimeoutMs: 200,
   sqliteWalAutocheckpointPages: 100,
   sqliteSynchronous: 'full',
+  sqliteGroupCommit: true,
 };
 
 /**
@@ -471,8 +479,12 @@ export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
       deprecate: (m: unknown) => log.warn(String(m)),
       debug: () => undefined,
     };
-  config.client = boundClient(databaseUrl.startsWith('mysql') ? 'mysql' : 'sqlite', limits) as never;
-  return knexFactory(config);
+  const dialect = databaseUrl.startsWith('mysql') ? 'mysql' : 'sqlite';
+  config.client = boundClient(dialect, limits) as never;
+  const db = knexFactory(config);
+  if (dialect === 'sqlite' && limits.sqliteGroupCommit)
+    groupCommits.set(db, new SqliteGroupCommit(db, { [SQLITE_IMMEDIATE]: true }));
+  return db;
 }
 
 /** How a database failure shows to clients (CONTRACT §8 "When things fail"). */
@@ -634,17 +646,16 @@ export const DEFAULT_TRANSACTION_RETRY: TransactionRetryPolicy = {
   minRemainingMs: 50,
 };
 
+/** The group commit of each SQLite knex instance {@link createKnex} opened with `sqliteGroupCommit`. */
 const groupCommits = new WeakMap<Knex, SqliteGroupCommit>();
 
 /**
- * The group commit of `db` (see {@link SqliteGroupCommit}) when it is the root instance of an
- * SQLite database; undefined on MySQL/MariaDB and for a transaction (which joins its own).
+ * The group commit of `db` (see {@link SqliteGroupCommit}): set for a root SQLite instance
+ * opened by {@link createKnex} with `sqliteGroupCommit`; undefined on MySQL/MariaDB, with the
+ * setting off, and for a transaction (its writes join it).
  */
 function groupCommitOf(db: Knex): SqliteGroupCommit | undefined {
-  if ((db as { isTransaction?: boolean }).isTransaction || dialectOf(db) !== 'sqlite') return undefined;
-  let group = groupCommits.get(db);
-  if (!group) groupCommits.set(db, (group = new SqliteGroupCommit(db, { [SQLITE_IMMEDIATE]: true })));
-  return group;
+  return groupCommits.get(db);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -657,7 +668,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * and by the request's deadline (`remainingMs()`; outside a request by the attempts only); the
  * last conflict is then thrown as it came. Each rerun counts in `db_transaction_retries_total`.
  * `scope` must not have effects outside the transaction (it may run more than once).
- * On SQLite (the root instance, no `config`) the transaction runs in the group commit
+ * On SQLite (the root instance, no `config`, `SQLITE_GROUP_COMMIT` on) the transaction runs in the group commit
  * ({@link SqliteGroupCommit}): under a savepoint of a transaction it may share with others of the
  * same event-loop turn, resolved only after that transaction's COMMIT.
  * Issue 14 "Retried transactions"; CONTRACT §8.

@@ -8,7 +8,7 @@ import {
   GroupRolledBackError,
   groupCommitSize,
 } from '../../src/db/group-commit';
-import { createKnex, retryingTransaction } from '../../src/db/knex';
+import { DEFAULT_DB_LIMITS, createKnex, retryingTransaction } from '../../src/db/knex';
 import { runInRequestScope } from '../../src/lib/request-scope';
 
 /** Transactions and COMMITs counted by db_group_commit_transactions so far (process-wide). */
@@ -102,6 +102,22 @@ describe('SQLite group commit', () => {
     } finally {
       await second.client.releaseConnection(reader);
       await second.destroy();
+    }
+  });
+
+  it('with SQLITE_GROUP_COMMIT off commits each transaction on its own', async () => {
+    const separate = createKnex(`sqlite:${file}`, { ...DEFAULT_DB_LIMITS, sqliteGroupCommit: false });
+    try {
+      const before = await commits();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => retryingTransaction(separate, increment(i + 1))),
+      );
+      expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(await separate('counter').where({ id: 1 }).first()).toEqual({ id: 1, n: 20 });
+      // No group ran: nothing observed.
+      expect(await commits()).toEqual(before);
+    } finally {
+      await separate.destroy();
     }
   });
 

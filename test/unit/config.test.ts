@@ -16,8 +16,10 @@ describe('loadConfig (CONTRACT §8)', () => {
       loginThrottle: { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 300 },
       clientCacheMs: 1000,
       heapMode: 'balanced',
-      db: { sqliteWalAutocheckpointPages: 100, sqliteSynchronous: 'full' },
+      db: { sqliteWalAutocheckpointPages: 100, sqliteSynchronous: 'full', sqliteGroupCommit: true },
     });
+    expect(loadConfig({ SQLITE_GROUP_COMMIT: 'off' }).db.sqliteGroupCommit).toBe(false);
+    expect(loadConfig({ SQLITE_GROUP_COMMIT: 'true' }).db.sqliteGroupCommit).toBe(true);
     expect(loadConfig({ SQLITE_SYNCHRONOUS: 'normal' }).db.sqliteSynchronous).toBe('normal');
     expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'off' })).toThrow(
       /SQLITE_SYNCHRONOUS.*must be one of full, normal/,
@@ -162,6 +164,7 @@ describe('loadConfig (CONTRACT §8)', () => {
     ['AUTH_WINDOW_SECONDS', '0'],
     ['SQLITE_WAL_AUTOCHECKPOINT_PAGES', '0'],
     ['SQLITE_SYNCHRONOUS', 'NORMAL'],
+    ['SQLITE_GROUP_COMMIT', 'sometimes'],
   ])('rejects %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(
