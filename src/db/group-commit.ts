@@ -55,9 +55,8 @@ export class GroupRolledBackError extends Error {
  * one connection paid one sync each. Here the write transactions asked for within one turn of the
  * event loop (the requests read from their sockets together) form a group: at the end of the
  * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE in
- * src/db/knex.ts),
- * each member runs in it under its own savepoint (knex nested transaction), one after another,
- * and one COMMIT makes the group durable. A member's promise resolves only after that COMMIT: no
+ * src/db/knex.ts), each member runs in it under its own savepoint (knex nested transaction), one
+ * after another, and one COMMIT makes the group durable. A member's promise resolves only after that COMMIT: no
  * client hears of a write before it is durable, as without grouping. The write lock is held only
  * while the group runs, as for a single transaction.
  *
