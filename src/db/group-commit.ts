@@ -56,9 +56,9 @@ export class GroupRolledBackError extends Error {
  * event loop (the requests read from their sockets together) form a group: at the end of the
  * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE in
  * src/db/knex.ts), each member runs in it under its own savepoint (knex nested transaction), one
- * after another, and one COMMIT makes the group durable. A member's promise resolves only after that COMMIT: no
- * client hears of a write before it is durable, as without grouping. The write lock is held only
- * while the group runs, as for a single transaction.
+ * after another, and one COMMIT makes the group durable. A member's promise resolves only after
+ * that COMMIT: no client hears of a write before it is durable, as without grouping. The write
+ * lock is held only while the group runs, as for a single transaction.
  *
  * - A member whose scope throws is rolled back to its savepoint and rejects at once with its own
  *   error; the other members are unaffected (they see nothing of it).
@@ -153,9 +153,10 @@ export class SqliteGroupCommit {
             done.push({ member, value });
           } catch (err) {
             // Its own error, which a failing ROLLBACK TO SAVEPOINT must not hide.
-            member.reject(thrown ? thrown.err : err);
+            const own = thrown ? thrown.err : err;
+            member.reject(own);
             // SQLite ended the outer transaction itself: what ran before is gone.
-            if (!conn.inTransaction) broken = thrown ? thrown.err : err;
+            if (!conn.inTransaction) broken = own;
           }
         }
         // Rolled back by SQLite: a COMMIT now could only commit what a later SAVEPOINT began.

@@ -229,7 +229,6 @@ export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
 interface SqliteConnection {
   pragma(s: string): unknown;
   prepare(sql: string): unknown;
-  exec(sql: string): unknown;
 }
 
 /** Distinct SQL texts whose prepared statements a SQLite connection keeps (least recently used dropped). */
@@ -323,20 +322,31 @@ interface SqliteTransaction {
  *   {@link databaseFailureOf}), or any other error of BEGIN at once.
  */
 async function beginImmediate(conn: SqliteConnection, busyTimeoutMs: number): Promise<void> {
+  // Prepared through the connection's statement cache (see cacheStatements): once per connection,
+  // not at every group. A PRAGMA that sets a value answers a row, hence `get`.
+  const noWait = conn.prepare('PRAGMA busy_timeout = 0') as SqliteStatement;
+  const restore = conn.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`) as SqliteStatement;
+  const begin = conn.prepare('BEGIN IMMEDIATE') as SqliteStatement;
   const started = performance.now();
   for (let wait = 1; ; wait = Math.min(wait * 2, 16)) {
-    conn.pragma('busy_timeout = 0');
+    noWait.get();
     try {
-      conn.exec('BEGIN IMMEDIATE');
+      begin.run();
       return;
     } catch (err) {
       const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
       if (!busy || performance.now() - started + wait > busyTimeoutMs) throw err;
     } finally {
-      conn.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      restore.get();
     }
     await sleep(wait);
   }
+}
+
+/** The better-sqlite3 statement calls {@link beginImmediate} makes. */
+interface SqliteStatement {
+  get(): unknown;
+  run(): unknown;
 }
 
 /** On a connection that {@link boundClient} dropped: the timeout that dropped it. */
