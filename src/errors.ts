@@ -142,6 +142,20 @@ export function connectionWaitPastDeadline(): DatabaseTimeoutError {
   );
 }
 
+/**
+ * The request's deadline passed after its transaction group (SQLite group commit,
+ * src/db/group-commit.ts) had begun its transaction and before the group's COMMIT answered: its
+ * writes may be committed, so the outcome is unknown (`commit` true, as for a COMMIT past its
+ * bound), and a retry with the same operationId or idempotency key answers it.
+ */
+export function commitPastDeadline(): DatabaseTimeoutError {
+  return new DatabaseTimeoutError(
+    'request deadline passed while its transaction group committed; the outcome is unknown',
+    true,
+    true,
+  );
+}
+
 /** True when `err` (or what it wraps) is a statement stopped by its request's deadline. */
 export function isDeadlineStop(err: unknown): boolean {
   for (const e of errorChain(err)) if (e instanceof DatabaseTimeoutError) return e.deadline;

@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import { Histogram } from 'prom-client';
-import { connectionWaitPastDeadline } from '../errors';
+import { connectionWaitPastDeadline, commitPastDeadline } from '../errors';
 import { beforeDeadline, runOutsideRequestScope } from '../lib/request-scope';
 
 /**
@@ -25,8 +25,12 @@ interface Member {
   /** Settles the caller's promise: with the value after COMMIT, with an error at once. */
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
-  /** The caller stopped waiting (its deadline passed before the group ran it). */
-  abandoned: boolean;
+  /**
+   * `waiting` for its group; `running` once the group began it (from then on its outcome is the
+   * group's: a deadline passing no longer means "not run"); `abandoned` when its caller's deadline
+   * passed while it was still waiting (it is then never run).
+   */
+  state: 'waiting' | 'running' | 'abandoned';
 }
 
 /** The parts of the better-sqlite3 connection the group looks at. */
@@ -69,7 +73,8 @@ export class GroupRolledBackError extends Error {
  *   connection as they wait for any transaction).
  * - Each member's statements run in its caller's async context, so its request's deadline bounds
  *   them; its wait for the group is bounded by that deadline too (`DatabaseTimeoutError`,
- *   deadline), and a member abandoned so is not run.
+ *   deadline): a member abandoned before the group began it is not run; one whose deadline
+ *   passes after that hears that the outcome is unknown (`commit` true).
  * - A group takes at most {@link GROUP_COMMIT_MAX_TRANSACTIONS}; the rest form the next one.
  *
  * MySQL/MariaDB commit each transaction on its own pooled connection and are not grouped here.
@@ -93,7 +98,8 @@ export class SqliteGroupCommit {
    * the group's COMMIT succeeded.
    * @throws `scope`'s own error (its writes rolled back); the COMMIT's or BEGIN's error, or
    *   GroupRolledBackError (nothing written); DatabaseTimeoutError (deadline) when the request's
-   *   deadline passes before the group runs it (it is then not run).
+   *   deadline passes before the group runs it (it is then not run), or with `commit` true when it
+   *   passes after the group began it and before the group's COMMIT answered (outcome unknown).
    */
   run<T>(scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     let member: Member | undefined;
@@ -104,13 +110,17 @@ export class SqliteGroupCommit {
             scope: AsyncResource.bind(scope),
             resolve: resolve as (value: unknown) => void,
             reject,
-            abandoned: false,
+            state: 'waiting',
           };
           this.pending.push(member);
           this.schedule();
         }),
-      connectionWaitPastDeadline,
-      () => (member!.abandoned = true),
+      // Not begun: it never will be. Begun: its writes may be committed by the group, so the
+      // outcome is unknown (a retry with the same operationId or idempotency key answers it).
+      () => (member!.state === 'waiting' ? connectionWaitPastDeadline() : commitPastDeadline()),
+      () => {
+        if (member!.state === 'waiting') member!.state = 'abandoned';
+      },
     );
   }
 
@@ -135,7 +145,8 @@ export class SqliteGroupCommit {
       await this.db.transaction(async (outer) => {
         const conn = (await outer.client.acquireConnection()) as SqliteConnection;
         for (const member of members) {
-          if (member.abandoned) continue;
+          if (member.state === 'abandoned') continue;
+          member.state = 'running';
           if (broken !== undefined) {
             member.reject(new GroupRolledBackError(broken));
             continue;

@@ -192,4 +192,22 @@ describe('SQLite group commit', () => {
     await retryingTransaction(db, increment(2));
     expect(await db('entries').select('id', 'seen')).toEqual([{ id: 2, seen: 0 }]);
   });
+
+  it('answers "outcome unknown" to a member whose deadline passes after the group ran it and before the COMMIT', async () => {
+    // One group: the short member first (its write done at once), then a long one that keeps the
+    // group's COMMIT waiting 200 ms, past the short member's 50 ms deadline.
+    const short = runInRequestScope(50, () => retryingTransaction(db, increment(1)));
+    const long = retryingTransaction(db, async (trx) => {
+      const n = await increment(2)(trx);
+      await sleep(200);
+      return n;
+    });
+    await expect(short).rejects.toMatchObject({ name: 'DatabaseTimeoutError', commit: true, deadline: true });
+    await expect(long).resolves.toBe(1);
+    // The group committed the short member's write: "not run" would have been a wrong answer.
+    expect(await db('entries').orderBy('id').select('id', 'seen')).toEqual([
+      { id: 1, seen: 0 },
+      { id: 2, seen: 1 },
+    ]);
+  });
 });

@@ -1,3 +1,4 @@
+import { randomFillSync } from 'node:crypto';
 import { Knex } from 'knex';
 import { monotonicFactory } from 'ulid';
 import { Clock } from '../../lib/clock';
@@ -34,7 +35,26 @@ export interface OutboxEvent extends NewOutboxEvent {
   publishedAtMs: number | null;
 }
 
-const nextUlid = monotonicFactory();
+/** Random bytes for ULIDs, drawn from the OS in blocks (see {@link pooledRandom}). */
+const randomPool = Buffer.alloc(4096);
+let randomAt = randomPool.length;
+
+/**
+ * A uniform number in [0, 1) in steps of 1/256 from the OS's cryptographic random source, read
+ * 4 KiB at a time. ulid's own default asks `crypto.getRandomValues` for one byte per character,
+ * 16 calls for the first id of each millisecond: 84 µs per such id on the bench machine against
+ * under 1 µs from the pool (issue 16; at 400 ratings/s, when most ratings fall in a millisecond
+ * of their own, it was about 6 % of the gateway's busy time in a CPU profile).
+ */
+function pooledRandom(): number {
+  if (randomAt >= randomPool.length) {
+    randomFillSync(randomPool);
+    randomAt = 0;
+  }
+  return randomPool[randomAt++]! / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandom);
 
 /**
  * A new event id: a ULID (26 Crockford base32 characters, sortable by creation time, strictly
