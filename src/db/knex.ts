@@ -668,6 +668,15 @@ function groupCommitOf(db: Knex): SqliteGroupCommit | undefined {
   return groupCommits.get(db);
 }
 
+/**
+ * True when the write transactions {@link retryingTransaction} and {@link lockingTransaction} run
+ * on `db` go through its group commit ({@link SqliteGroupCommit}: SQLite, `SQLITE_GROUP_COMMIT`
+ * on), one after another on its one connection.
+ */
+export function groupsCommits(db: Knex): boolean {
+  return groupCommits.has(db);
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { groupCommitSize } from '../../src/db/group-commit';
 import {
   DONOR,
   PLAN,
@@ -9,6 +10,16 @@ import {
   resetSharing,
   useSharingApp,
 } from '../helpers/sharing';
+
+/** Transactions and COMMITs counted by db_group_commit_transactions so far (process-wide). */
+async function groupCommits(): Promise<{ transactions: number; commits: number }> {
+  const values = (await groupCommitSize.get()).values;
+  const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  return {
+    transactions: of('db_group_commit_transactions_sum'),
+    commits: of('db_group_commit_transactions_count'),
+  };
+}
 
 describe('quota sharing under concurrency on the real database (CONTRACT §5)', () => {
   const t = useSharingApp();
@@ -40,6 +51,40 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     expect(await grantedFrom(t.app.tdb.db, PLAN.amount)).toBe(K * quota);
     expect(await t.app.tdb.db('donations').count({ n: '*' }).first()).toEqual({ n: 50 });
   });
+
+  const onSqlite = process.env.TEST_DATABASE_URL?.startsWith('mysql') ? it.skip : it;
+  onSqlite(
+    'on SQLite, donations from one plan requested together share COMMITs (group commit, no per-plan bulkhead)',
+    async () => {
+      await setRemaining(PLAN.amount, 1_000_000);
+      const { tenant_id: tenantId } = await t.app.tdb
+        .db('subscriber_plans')
+        .where({ id: PLAN.amount })
+        .first();
+      const before = await groupCommits();
+      // Asked for in one turn of the event loop, as the requests a busy server reads together.
+      const donations = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          t.app.app.services.sharing.donate(
+            { tenantId },
+            {
+              donorId: DONOR,
+              donorPlanId: PLAN.amount,
+              quotaType: 'amount',
+              recipients: [{ recipientId: R(i % RECIPIENT_COUNT), quota: 10 }],
+            },
+          ),
+        ),
+      );
+      expect(donations.map((d) => d.recipients.map((r) => r.errorCode))).toEqual(Array(30).fill([0]));
+      const after = await groupCommits();
+      // One transaction per donation (no idempotency key); the plan's bulkhead made it one COMMIT each.
+      expect(after.transactions - before.transactions).toBe(30);
+      expect(after.commits - before.commits).toBeLessThanOrEqual(2);
+      expect(await grantedFrom(t.app.tdb.db, PLAN.amount)).toBe(300);
+      expect(await remainingOf(t.app.tdb.db, PLAN.amount)).toBe(1_000_000 - 300);
+    },
+  );
 
   it('simultaneous multi-recipient donations never overdraw and conserve remaining + Σ granted', async () => {
     const start = 5000;

@@ -7,9 +7,19 @@ import { remainingMs } from '../../lib/request-scope';
  * pooled connection in this process; the others wait off the pool until the request's deadline,
  * so a locked or hot plan or group cannot starve requests for other ones. One instance is shared
  * by every sharing service, so all writes to one group (single or bulk) queue in the same lane.
+ *
+ * Not on SQLite with group commit (`serialize` false; see `groupsCommits` in src/db/knex.ts):
+ * there every write transaction already waits off the one connection for its group, in arrival
+ * order and bounded by its request's deadline, and the group runs its transactions one after
+ * another, so one plan's donations cannot overlap anyway. A lane there would only keep them out
+ * of each other's groups: with 32 concurrent donations from one plan, one COMMIT each instead of
+ * one for all (issue 16).
  */
 export class SharingLanes {
   private readonly bulkhead = new KeyedBulkhead(1);
+
+  /** @param serialize false: every write runs at once (see the class comment). */
+  constructor(private readonly serialize = true) {}
 
   /** Lane key of a donor plan's writes. */
   static plan(tenantId: number, planId: number): string {
@@ -26,6 +36,7 @@ export class SharingLanes {
    * @throws ServiceUnavailableError (`timeout`, HTTP 503) when the turn did not come in time.
    */
   async oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.serialize) return fn();
     try {
       return await this.bulkhead.run(key, remainingMs(), fn);
     } catch (err) {

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
+import { groupsCommits } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { Logger } from '../../logger';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -58,8 +59,8 @@ export class SharingService {
     limits: SharingLimits,
     logger: Logger,
     idempotency: IdempotencyService,
-    /** One write per donor plan or group at a time holds a connection. */
-    lanes = new SharingLanes(),
+    /** One write per donor plan or group at a time holds a connection (not needed under SQLite's group commit). */
+    lanes = new SharingLanes(!groupsCommits(db)),
   ) {
     this.subscriberService = new SubscriberService(db);
     this.planService = new PlanService(db, clock, this.subscriberService);
