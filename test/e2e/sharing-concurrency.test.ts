@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { groupCommitSize } from '../../src/db/group-commit';
+import { groupCommitCounts } from '../helpers/group-commit';
 import {
   DONOR,
   PLAN,
@@ -10,16 +10,6 @@ import {
   resetSharing,
   useSharingApp,
 } from '../helpers/sharing';
-
-/** Transactions and COMMITs counted by db_group_commit_transactions so far (process-wide). */
-async function groupCommits(): Promise<{ transactions: number; commits: number }> {
-  const values = (await groupCommitSize.get()).values;
-  const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-  return {
-    transactions: of('db_group_commit_transactions_sum'),
-    commits: of('db_group_commit_transactions_count'),
-  };
-}
 
 describe('quota sharing under concurrency on the real database (CONTRACT §5)', () => {
   const t = useSharingApp();
@@ -61,7 +51,7 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
         .db('subscriber_plans')
         .where({ id: PLAN.amount })
         .first();
-      const before = await groupCommits();
+      const before = await groupCommitCounts();
       // Asked for in one turn of the event loop, as the requests a busy server reads together.
       const donations = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
@@ -77,7 +67,7 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
         ),
       );
       expect(donations.map((d) => d.recipients.map((r) => r.errorCode))).toEqual(Array(30).fill([0]));
-      const after = await groupCommits();
+      const after = await groupCommitCounts();
       // One transaction per donation (no idempotency key); the plan's bulkhead made it one COMMIT each.
       expect(after.transactions - before.transactions).toBe(30);
       expect(after.commits - before.commits).toBeLessThanOrEqual(2);

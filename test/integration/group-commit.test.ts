@@ -3,23 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Knex } from 'knex';
 import { DatabaseTimeoutError } from '../../src/errors';
-import {
-  GROUP_COMMIT_MAX_TRANSACTIONS,
-  GroupRolledBackError,
-  groupCommitSize,
-} from '../../src/db/group-commit';
+import { GROUP_COMMIT_MAX_TRANSACTIONS, GroupRolledBackError } from '../../src/db/group-commit';
 import { DEFAULT_DB_LIMITS, createKnex, retryingTransaction } from '../../src/db/knex';
 import { runInRequestScope } from '../../src/lib/request-scope';
-
-/** Transactions and COMMITs counted by db_group_commit_transactions so far (process-wide). */
-async function commits(): Promise<{ transactions: number; commits: number }> {
-  const values = (await groupCommitSize.get()).values;
-  const of = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-  return {
-    transactions: of('db_group_commit_transactions_sum'),
-    commits: of('db_group_commit_transactions_count'),
-  };
-}
+import { groupCommitCounts } from '../helpers/group-commit';
 
 /** The synchronous better-sqlite3 calls the test makes on a raw connection. */
 interface SyncConnection {
@@ -70,7 +57,7 @@ describe('SQLite group commit', () => {
     })();
 
   it('runs concurrent writes in fewer COMMITs, loses no update, and answers each only once it is durable', async () => {
-    const before = await commits();
+    const before = await groupCommitCounts();
     // A second connection to the file, queried synchronously at the moment each write answers.
     const second = createKnex(`sqlite:${file}`);
     const reader = (await second.client.acquireConnection()) as SyncConnection;
@@ -92,7 +79,7 @@ describe('SQLite group commit', () => {
       // Each saw the count the one before left: 0..99, no two alike.
       expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
       expect(await db('counter').where({ id: 1 }).first()).toEqual({ id: 1, n: 100 });
-      const after = await commits();
+      const after = await groupCommitCounts();
       expect(after.transactions - before.transactions).toBe(100);
       // 100 transactions, at most 64 to a group: at least 2 COMMITs, far fewer than 100.
       expect(after.commits - before.commits).toBeGreaterThanOrEqual(
@@ -108,14 +95,14 @@ describe('SQLite group commit', () => {
   it('with SQLITE_GROUP_COMMIT off commits each transaction on its own', async () => {
     const separate = createKnex(`sqlite:${file}`, { ...DEFAULT_DB_LIMITS, sqliteGroupCommit: false });
     try {
-      const before = await commits();
+      const before = await groupCommitCounts();
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) => retryingTransaction(separate, increment(i + 1))),
       );
       expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       expect(await separate('counter').where({ id: 1 }).first()).toEqual({ id: 1, n: 20 });
       // No group ran: nothing observed.
-      expect(await commits()).toEqual(before);
+      expect(await groupCommitCounts()).toEqual(before);
     } finally {
       await separate.destroy();
     }
