@@ -12,8 +12,8 @@ import { remainingMs } from '../../lib/request-scope';
  * there every write transaction already waits off the one connection for its group, in arrival
  * order and bounded by its request's deadline, and the group runs its transactions one after
  * another, so one plan's donations cannot overlap anyway. A lane there would only keep them out
- * of each other's groups: with 32 concurrent donations from one plan, one COMMIT each instead of
- * one for all (issue 16).
+ * of each other's groups: 32 concurrent donations from one plan would take one COMMIT each instead
+ * of sharing a few (issue 16).
  */
 export class SharingLanes {
   private readonly bulkhead = new KeyedBulkhead(1);
