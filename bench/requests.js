@@ -109,6 +109,29 @@ function rating({ via, auth, tenant, first, count, opPrefix, lookup }) {
 }
 
 /**
+ * POST /token (JSON) for subscribers `first`…`first+count-1` in turn. Right only with a 43-character
+ * bearer token and an `expires_in`.
+ */
+function tokenIssue({ auth, first, count }) {
+  let n = 0;
+  const base = postJson('/token', { authorization: auth }, {});
+  return {
+    ...base,
+    setupRequest(req) {
+      const body = { grant_type: 'client_credentials', client_id: msisdnOf(first + (n++ % count)) };
+      return { ...req, body: JSON.stringify(body) };
+    },
+    check: judgeJson((j) =>
+      /^[A-Za-z0-9_-]{43}$/.test(j.access_token) &&
+      j.token_type === 'bearer' &&
+      Number.isInteger(j.expires_in)
+        ? null
+        : 'expected a bearer access_token and expires_in',
+    ),
+  };
+}
+
+/**
  * POST /sqs/api/donations from `donorId`'s plan `donorPlanId` (quota type `amount`) to
  * `recipients` recipients per request, taken in turn from subscribers `first`…`first+count-1`,
  * `quota` each. Right only when the donation and every recipient have errorCode 0.
@@ -153,4 +176,4 @@ function locationList({ auth, count }) {
   };
 }
 
-module.exports = { introspect, rating, donation, locationList };
+module.exports = { introspect, rating, tokenIssue, donation, locationList };

@@ -716,6 +716,19 @@ export async function retryingTransaction<T>(
 }
 
 /**
+ * Runs `write`, one statement or a few that need no transaction of their own, so that it
+ * commits as cheaply as the database allows: on SQLite with group commit ({@link groupsCommits})
+ * inside {@link retryingTransaction}, so that it shares one COMMIT (one sync of the log) with
+ * the other writes of the same event-loop turn and resolves after that COMMIT; elsewhere on `db`
+ * itself, in autocommit (one round trip on MySQL/MariaDB instead of BEGIN, the write, COMMIT).
+ * Either way the write is durable when the promise resolves. Issue 16 "Speed".
+ * @throws whatever `write` or the database throws (see {@link retryingTransaction}).
+ */
+export function groupedWrite<T>(db: Knex, write: (db: Knex) => Promise<T>): Promise<T> {
+  return groupsCommits(db) ? retryingTransaction(db, write) : write(db);
+}
+
+/**
  * Runs `scope` in a transaction that reads the latest committed rows after every lock it takes:
  * READ COMMITTED on MySQL/MariaDB (under the default REPEATABLE READ a plain SELECT would keep
  * the snapshot taken before a lock wait); SQLite transactions already exclude each other.

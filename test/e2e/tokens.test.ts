@@ -1,5 +1,6 @@
 import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
+import { groupCommitCounts } from '../helpers/group-commit';
 
 describe('POST /token and /token/introspect (CONTRACT §3) over HTTP', () => {
   let app: TestApp;
@@ -327,4 +328,41 @@ describe('POST /token and /token/introspect (CONTRACT §3) over HTTP', () => {
     const bad = await issue(body, { headers: { 'x-request-id': 'bad id <script>' } });
     expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
+  const onSqlite = process.env.TEST_DATABASE_URL?.startsWith('mysql') ? it.skip : it;
+  onSqlite(
+    'on SQLite, tokens issued or revoked together share COMMITs and every one is stored (group commit)',
+    async () => {
+      const { id: clientId, tenant_id: tenantId } = await app.tdb
+        .db('api_clients')
+        .where({ username: 'portal' })
+        .first();
+      const caller = { clientId, tenantId };
+      const tokens = app.app.services.tokens;
+      const before = await groupCommitCounts();
+      // Asked for in one turn of the event loop, as the requests a busy server reads together.
+      const issued = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          tokens.issue(caller, 'client_credentials', `35387100${1000 + i}`),
+        ),
+      );
+      const afterIssue = await groupCommitCounts();
+      expect(afterIssue.transactions - before.transactions).toBe(30);
+      expect(afterIssue.commits - before.commits).toBeLessThanOrEqual(2);
+      // Each answer names a stored token: its own subscriber, active.
+      const seen = await Promise.all(issued.map((t) => tokens.introspect(caller, t.accessToken)));
+      expect(seen.map((t) => (t.active ? t.clientId : null))).toEqual(
+        issued.map((_, i) => `35387100${1000 + i}`),
+      );
+      expect(seen.every((t) => t.active)).toBe(true);
+
+      expect(await Promise.all(issued.map((t) => tokens.revoke(caller, t.accessToken)))).toEqual(
+        Array(30).fill(true),
+      );
+      const afterRevoke = await groupCommitCounts();
+      expect(afterRevoke.transactions - afterIssue.transactions).toBe(30);
+      expect(afterRevoke.commits - afterIssue.commits).toBeLessThanOrEqual(2);
+      const revoked = await Promise.all(issued.map((t) => tokens.introspect(caller, t.accessToken)));
+      expect(revoked).toEqual(Array(30).fill({ active: false }));
+    },
+  );
 });

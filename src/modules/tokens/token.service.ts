@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
+import { groupedWrite } from '../../db/knex';
 import { Clock, epochSeconds } from '../../lib/clock';
 import { normalizeMsisdn } from '../../lib/msisdn';
 import { OAuthRequestError } from '../../errors';
@@ -84,14 +85,16 @@ export class TokenService {
     }
     const accessToken = randomBytes(32).toString('base64url');
     const nowMs = this.clock.nowMs();
-    await insertToken(this.db, {
-      tenantId: caller.tenantId,
-      tokenHash: hashToken(accessToken),
-      msisdn,
-      apiClientId: caller.clientId,
-      issuedAt: nowMs,
-      expiresAtSeconds: Math.floor(nowMs / 1000) + this.ttlSeconds,
-    });
+    await groupedWrite(this.db, (db) =>
+      insertToken(db, {
+        tenantId: caller.tenantId,
+        tokenHash: hashToken(accessToken),
+        msisdn,
+        apiClientId: caller.clientId,
+        issuedAt: nowMs,
+        expiresAtSeconds: Math.floor(nowMs / 1000) + this.ttlSeconds,
+      }),
+    );
     return { accessToken, tokenType: 'bearer', expiresIn: this.ttlSeconds };
   }
 
@@ -121,7 +124,9 @@ export class TokenService {
    */
   async revoke(caller: TokenCaller, token: string | null | undefined): Promise<true> {
     if (blank(token)) throw new OAuthRequestError('invalid_request', '[token cannot be null]', ['token']);
-    await revokeToken(this.db, caller.tenantId, hashToken(token as string), this.clock.nowMs());
+    await groupedWrite(this.db, (db) =>
+      revokeToken(db, caller.tenantId, hashToken(token as string), this.clock.nowMs()),
+    );
     return true;
   }
 }
