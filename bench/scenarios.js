@@ -426,6 +426,13 @@ async function donations({ backend, url, s, verdicts }) {
     console.log(
       `  service time per donation: ${medians.ms.map((m) => m.toFixed(2)).join(' / ')} ms; per extra recipient ${medians.extra10.toFixed(3)} ms (1→10), ${medians.extra50.toFixed(3)} ms (10→50); allowances in the period at each round's start: ${allowancesAtRound.join(', ')}`,
     );
+    // The gateway's own CPU per donation (a diagnostic beside the verdict): on MariaDB one plan's
+    // donations are bounded by their round trips in turn, not by the gateway's core, and the
+    // service time above also holds MariaDB's work and its waits.
+    const cpu = rows.map((r) => r.cpuUs / 1000);
+    console.log(
+      `  gateway CPU per donation: ${cpu.map((m) => m.toFixed(2)).join(' / ')} ms; per extra recipient ${((cpu[1] - cpu[0]) / 9).toFixed(3)} ms (1→10), ${((cpu[2] - cpu[1]) / 40).toFixed(3)} ms (10→50)`,
+    );
     // Judged like the ratio targets (see ratioTarget): the median of the rounds' own ratios.
     const roundRatios = rounds.map((r) => r.extra50 / r.extra10);
     const steady = median(roundRatios);

@@ -52,8 +52,12 @@ export class TokenService {
   /**
    * Issues a token for the subscriber `clientId` (an MSISDN).
    * Validation order: null/empty fields (listed `client_id` then `grant_type`, published format),
-   * then `grant_type` ≠ `client_credentials`, then the MSISDN syntax.
-   * @throws OAuthRequestError `invalid_request` or `unsupported_grant_type`.
+   * then `grant_type` ≠ `client_credentials`, then the MSISDN syntax. The token row is durable
+   * when this resolves; on SQLite it shares a COMMIT with the writes of the same event-loop turn
+   * ({@link groupedWrite}, issue 16).
+   * @throws OAuthRequestError `invalid_request` or `unsupported_grant_type`; a database error or
+   *   DatabaseTimeoutError when the row could not be written in time (the REST layer's 503: a
+   *   retry issues a new token, and a row written without an answer is a token nobody holds).
    */
   async issue(
     caller: TokenCaller,
@@ -119,8 +123,10 @@ export class TokenService {
 
   /**
    * Revokes a token of the caller's tenant (RFC 7009: revoking an unknown or already revoked
-   * token succeeds). Returns `true` always.
-   * @throws OAuthRequestError for a null/empty token.
+   * token succeeds). Returns `true` always, once the revocation is durable (on SQLite sharing a
+   * COMMIT, see {@link issue}).
+   * @throws OAuthRequestError for a null/empty token; a database error or DatabaseTimeoutError
+   *   (503; revoking again is safe).
    */
   async revoke(caller: TokenCaller, token: string | null | undefined): Promise<true> {
     if (blank(token)) throw new OAuthRequestError('invalid_request', '[token cannot be null]', ['token']);
