@@ -42,31 +42,43 @@ const pairOptions = (s, verdicts, rounds, extra = {}) => ({
 const allResults = (rows) => rows.flatMap((r) => [r.warmup, ...r.results].filter(Boolean));
 
 /**
- * A rate-limited run at half of `peak` req/s (issue 16: p99 ≤ 10 ms at half of peak, SQLite):
- * prints its line and returns the load result.
+ * Rate-limited runs at half of `peak` req/s (issue 16: p99 ≤ 10 ms at half of peak, SQLite),
+ * paced evenly, 3 of them (BENCH_ROUNDS when set), judged like the other targets by the median
+ * over runs (the issue's "rounds of 10 s, medians"): in one 10 s run, 1 % of the requests is what
+ * arrives in 0.1 s, so a single stall of the machine that long decides that run's p99 alone.
+ * Prints one row per run and the median; returns the load results.
  */
 async function halfPeak(scenario, backend, server, request, peak, s, verdicts) {
   const rate = Math.max(1, Math.round(peak / 2));
-  await settle();
-  const r = await runLoad(server.base, request, {
-    duration: s.seconds,
-    connections: s.connections,
-    overallRate: rate,
-  });
-  verdicts.checkLoad(scenario, 'half of peak', r);
+  const runs = [];
+  for (let i = 0; i < (s.rounds ?? 3); i++) {
+    await settle();
+    const r = await runLoad(server.base, request, {
+      duration: s.seconds,
+      connections: s.connections,
+      overallRate: rate,
+    });
+    verdicts.checkLoad(scenario, `half of peak, run ${i + 1}`, r);
+    runs.push(r);
+  }
+  const p99 = median(runs.map((r) => r.p99));
   const m = server.memory();
   printTable(
-    `${scenario} at half of peak (${backend}): ${rate} req/s paced evenly over ${s.connections} connections for ${s.seconds} s`,
-    ['req/s', 'p50 ms', 'p99 ms', 'due with no connection free', 'RSS MB (peak)'],
-    [[Math.round(r.reqs), r.p50, r.p99, r.late ?? 0, `${m.rss} (${m.peak})`]],
+    `${scenario} at half of peak (${backend}): ${rate} req/s paced evenly over ${s.connections} connections, ${runs.length} run(s) of ${s.seconds} s`,
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'due with no connection free'],
+    [
+      ...runs.map((r, i) => [i + 1, Math.round(r.reqs), r.p50, r.p99, r.late ?? 0]),
+      ['median', Math.round(median(runs.map((r) => r.reqs))), median(runs.map((r) => r.p50)), p99, ''],
+    ],
   );
+  console.log(`  gateway RSS after them: ${m.rss} MB (peak ${m.peak})`);
   verdicts.target(
     scenario,
     `p99 ≤ 10 ms at half of peak (${backend})`,
-    backend === 'sqlite' ? r.p99 <= 10 : null,
-    `${r.p99} ms at ${rate} req/s${backend === 'sqlite' ? '' : ' (the target is for SQLite)'}`,
+    backend === 'sqlite' ? p99 <= 10 : null,
+    `median ${p99} ms at ${rate} req/s (runs: ${runs.map((r) => r.p99).join(', ')} ms)${backend === 'sqlite' ? '' : ' (the target is for SQLite)'}`,
   );
-  return r;
+  return runs;
 }
 
 /** The steady-load memory target (SQLite): the gateway's peak RSS after a scenario. */
@@ -200,7 +212,7 @@ async function rating({ backend, url, s, verdicts }) {
       verdicts,
     );
     steadyMemory('rating', backend, srv.gateway, verdicts);
-    const results = [...allResults(rows), half];
+    const results = [...allResults(rows), ...half];
     charged = results.reduce((n, r) => n + r.ok, 0);
     // A timed run ends with up to one request per connection in flight: the server charges it,
     // autocannon never counts its answer.
