@@ -136,11 +136,36 @@ export async function updateClient(db: Knex, id: number, c: ClientWrite, nowMs: 
     });
 }
 
+/** An API client's stored password hash and the demo-password fingerprint recorded for it (start-up checks). */
+export interface ClientHash {
+  username: string;
+  passwordHash: string;
+  /** `api_clients.demo_password_check`: see recordDemoPasswordChecks; null when never recorded. */
+  demoPasswordCheck: string | null;
+}
+
 /** Every API client's username and stored password hash (start-up checks; no secrets leave the process). */
-export async function listClientHashes(db: Knex): Promise<Array<{ username: string; passwordHash: string }>> {
-  const rows = await db('api_clients').select('username', 'password_hash');
-  return rows.map((r: { username: string; password_hash: string }) => ({
+export async function listClientHashes(db: Knex): Promise<ClientHash[]> {
+  const rows = await db('api_clients').select('username', 'password_hash', 'demo_password_check');
+  return rows.map((r: { username: string; password_hash: string; demo_password_check: string | null }) => ({
     username: r.username,
     passwordHash: r.password_hash,
+    demoPasswordCheck: r.demo_password_check ?? null,
   }));
+}
+
+/**
+ * Records, per client, the fingerprint of a password hash found not to be a demo password
+ * (`check`, 64 hex characters; see demoPasswordCheckOf in src/server.ts). Only where the stored
+ * hash is still `passwordHash`: a password changed meanwhile stays unrecorded, so the next start
+ * checks it.
+ */
+export async function recordDemoPasswordChecks(
+  db: Knex,
+  checks: Array<{ username: string; passwordHash: string; check: string }>,
+): Promise<void> {
+  for (const c of checks)
+    await db('api_clients')
+      .where({ username: c.username, password_hash: c.passwordHash })
+      .update({ demo_password_check: c.check });
 }

@@ -10,6 +10,7 @@ import * as outbox from '../../migrations/20261124000100_outbox';
 import * as periodRecipients from '../../migrations/20261124000200_period_recipients';
 import * as renewalEvents from '../../migrations/20261124000300_renewal_events';
 import * as cdrs from '../../migrations/20261124000400_cdrs';
+import * as demoPasswordCheck from '../../migrations/20261124000500_demo_password_check';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -28,6 +29,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124000200_period_recipients', periodRecipients],
   ['20261124000300_renewal_events', renewalEvents],
   ['20261124000400_cdrs', cdrs],
+  ['20261124000500_demo_password_check', demoPasswordCheck],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

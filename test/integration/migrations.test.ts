@@ -49,6 +49,7 @@ describe('migrations', () => {
       '20261124000200_period_recipients',
       '20261124000300_renewal_events',
       '20261124000400_cdrs',
+      '20261124000500_demo_password_check',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);

@@ -4,7 +4,14 @@ import { loadConfig } from '../../src/config';
 import { importDataset } from '../../src/dataset/import';
 import { demoDataset } from '../../src/dataset/demo';
 import { createLogger } from '../../src/logger';
-import { RunningGateway, UnsafeStartError, prepareDatabase, serve } from '../../src/server';
+import { hashPassword } from '../../src/auth/password';
+import {
+  RunningGateway,
+  UnsafeStartError,
+  demoPasswordCheckOf,
+  prepareDatabase,
+  serve,
+} from '../../src/server';
 import { countTenants } from '../../src/modules/tenants/tenant.store';
 import { systemClock } from '../../src/lib/clock';
 import { TestDb, createTestDb } from '../helpers/db';
@@ -46,6 +53,59 @@ describe('DEMO_DATA and production', () => {
     await expect(prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), silent)).rejects.toThrow(
       /demo, globex-portal/,
     );
+  });
+
+  it('a production start records the hashes it found clean and later starts run scrypt only for new or changed ones', async () => {
+    await prepareDatabase(configFor(tdb, { DEMO_DATA: 'false' }), silent);
+    await importDataset(tdb.db, baseDataset(), systemClock);
+    const clients = async () =>
+      (await tdb.db('api_clients').select('username', 'password_hash', 'demo_password_check')).sort((a, b) =>
+        a.username.localeCompare(b.username),
+      );
+    const n = (await clients()).length;
+    expect(n).toBeGreaterThan(1);
+    expect((await clients()).every((c) => c.demo_password_check === null)).toBe(true);
+    // The check's log line says how many clients it ran scrypt for.
+    const checked = async (start: (logger: ReturnType<typeof createLogger>) => Promise<unknown>) => {
+      const lines: string[] = [];
+      const logger = createLogger('info', { write: (l: string) => lines.push(l) });
+      await start(logger);
+      return lines.map((l) => JSON.parse(l)).filter((l) => 'checked' in l);
+    };
+
+    // First production start: every client checked against the demo passwords, then recorded.
+    expect(await checked((l) => prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), l))).toEqual([
+      expect.objectContaining({ clients: n, checked: n }),
+    ]);
+    for (const c of await clients()) expect(c.demo_password_check).toBe(demoPasswordCheckOf(c.password_hash));
+
+    // Nothing changed: no client checked again, by prepareDatabase or by serve.
+    expect(await checked((l) => prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), l))).toEqual([
+      expect.objectContaining({ clients: n, checked: 0 }),
+    ]);
+    const servedChecks = await checked(async (l) =>
+      (await serve(configFor(tdb, { NODE_ENV: 'production' }), l)).shutdown('test'),
+    );
+    expect(servedChecks).toEqual([expect.objectContaining({ clients: n, checked: 0 })]);
+
+    // One client's password set to a demo password behind the gateway's back: that client alone
+    // is checked again, and the start is refused; its old fingerprint stays as it was.
+    const [victim] = await clients();
+    await tdb
+      .db('api_clients')
+      .where({ username: victim.username })
+      .update({ password_hash: await hashPassword('demo-password') });
+    let refused: unknown;
+    expect(
+      await checked((l) =>
+        prepareDatabase(configFor(tdb, { NODE_ENV: 'production' }), l).catch((err) => (refused = err)),
+      ),
+    ).toEqual([expect.objectContaining({ clients: n, checked: 1 })]);
+    expect(refused).toBeInstanceOf(UnsafeStartError);
+    expect(String(refused)).toContain(`API client(s) ${victim.username} use a published demo password`);
+    expect(
+      (await tdb.db('api_clients').where({ username: victim.username }).first()).demo_password_check,
+    ).toBe(victim.demo_password_check);
   });
 
   it('serve refuses in production too (its check runs while the app loads) and listens on nothing', async () => {
