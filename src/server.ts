@@ -61,8 +61,11 @@ export function demoPasswordCheckOf(passwordHash: string): string {
  * @throws UnsafeStartError naming the clients that use one (issue 10 "Safe production defaults").
  */
 async function refuseDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
-  const clients = await listClientHashes(db);
-  const unchecked = clients.filter((c) => c.demoPasswordCheck !== demoPasswordCheckOf(c.passwordHash));
+  const clients = (await listClientHashes(db)).map((c) => ({
+    ...c,
+    check: demoPasswordCheckOf(c.passwordHash),
+  }));
+  const unchecked = clients.filter((c) => c.demoPasswordCheck !== c.check);
   logger?.info(
     { clients: clients.length, checked: unchecked.length },
     'checking API client passwords against the published demo passwords (those unchanged since an earlier check are skipped)',
@@ -78,8 +81,7 @@ async function refuseDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
       `refusing to start in production: API client(s) ${offenders.join(', ')} use a published demo password; ` +
         'change it with `client create` or remove the client',
     );
-  const clean = unchecked.map((c) => ({ ...c, check: demoPasswordCheckOf(c.passwordHash) }));
-  await recordDemoPasswordChecks(db, clean).catch((err: unknown) =>
+  await recordDemoPasswordChecks(db, unchecked).catch((err: unknown) =>
     logger?.warn({ err }, 'could not record the demo password check; the next start checks again'),
   );
 }
