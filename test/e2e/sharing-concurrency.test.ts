@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { groupCommitCounts } from '../helpers/group-commit';
+import { groupCommitCounts, itOnSqlite } from '../helpers/group-commit';
 import {
   DONOR,
   PLAN,
@@ -42,8 +42,7 @@ describe('quota sharing under concurrency on the real database (CONTRACT §5)', 
     expect(await t.app.tdb.db('donations').count({ n: '*' }).first()).toEqual({ n: 50 });
   });
 
-  const onSqlite = process.env.TEST_DATABASE_URL?.startsWith('mysql') ? it.skip : it;
-  onSqlite(
+  itOnSqlite(
     'on SQLite, donations from one plan requested together share COMMITs (group commit, no per-plan bulkhead)',
     async () => {
       await setRemaining(PLAN.amount, 1_000_000);

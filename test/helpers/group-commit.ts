@@ -13,3 +13,9 @@ export async function groupCommitCounts(): Promise<{ transactions: number; commi
     commits: of('db_group_commit_transactions_count'),
   };
 }
+
+/**
+ * `it` where the tests run on SQLite (where the group commit is), `it.skip` when
+ * TEST_DATABASE_URL names MySQL/MariaDB.
+ */
+export const itOnSqlite: jest.It = process.env.TEST_DATABASE_URL?.startsWith('mysql') ? it.skip : it;
