@@ -11,6 +11,7 @@ import {
 import { ComplexityEstimatorArgs, getComplexity } from 'graphql-query-complexity';
 import { FieldError, isDeadlineStop } from '../errors';
 import type { GatewayContext } from './context';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './relay';
 
 /**
  * GraphQL limits (CONTRACT §7, issue 10 "GraphQL limits"), all in one place:
@@ -35,8 +36,8 @@ import type { GatewayContext } from './context';
  * the full location list); they do yield like every other execution.
  */
 
-/** Largest page any list argument (`first`) accepts. */
-export const MAX_PAGE_SIZE = 500;
+/** Largest page any list argument (`first`, `last`) accepts: the connections' bound (src/graphql/relay.ts). */
+export const MAX_PAGE_SIZE = PAGE_SIZE_MAX;
 
 /** Default of `GRAPHQL_MAX_COST`: the cost above which an operation is refused. */
 export const DEFAULT_GRAPHQL_MAX_COST = 50_000;
@@ -83,6 +84,8 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'RecurringDonation.recipients': 100,
   /** One page of recurring donations (the service's fixed page size). */
   'RecurringDonationPage.nodes': 100,
+  /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
+  'Query.nodes': 500,
   /** At most 100 entries per bulk add (the service refuses more). */
   'Mutation.addGroupMembers': 100,
 };
@@ -98,10 +101,17 @@ export const PAGE_LISTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Connection fields whose page size (`first`) multiplies their whole selection, page info
- * included (an upper bound).
+ * Connection fields whose page size (`first`, or `last` when paging backward; the connections'
+ * default when neither is given) multiplies their whole selection, page info included (an upper
+ * bound). Every `XConnection.edges` list counts one item per item of the page, like
+ * {@link PAGE_LISTS}.
  */
-const PAGED_BY_FIRST = 'first';
+const PAGE_SIZE_ARGS = ['first', 'last'] as const;
+
+/** True for a list that holds one page of a connection (its length is the connection's page size). */
+export function isPageList(key: string): boolean {
+  return PAGE_LISTS.has(key) || /Connection\.edges$/.test(key);
+}
 
 /** A computed operation cost, and the page-size arguments out of range. */
 export interface OperationCost {
@@ -138,13 +148,23 @@ export function operationCost(
   const invalid: FieldError[] = [];
   const estimator = ({ type, field, args, childComplexity }: ComplexityEstimatorArgs): number => {
     const key = `${type.name}.${field.name}`;
-    if (PAGED_BY_FIRST in args) {
-      const first = args[PAGED_BY_FIRST] as unknown;
-      const ok = typeof first === 'number' && Number.isInteger(first) && first >= 1 && first <= MAX_PAGE_SIZE;
-      if (!ok) invalid.push({ field: PAGED_BY_FIRST, description: pageSizeRule });
-      return 1 + (ok ? (first as number) : MAX_PAGE_SIZE) * Math.max(childComplexity, 1);
+    const paging = PAGE_SIZE_ARGS.filter((name) => field.args.some((a) => a.name === name));
+    if (paging.length) {
+      let size = 0;
+      for (const name of paging) {
+        const n = args[name] as unknown;
+        if (n === undefined || n === null) continue;
+        const ok = typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_PAGE_SIZE;
+        if (!ok) invalid.push({ field: name, description: pageSizeRule });
+        size = Math.max(size, ok ? (n as number) : MAX_PAGE_SIZE);
+      }
+      // A field that declares `first` with a default gets it in `args`; a connection's own default
+      // applies when neither is given.
+      return 1 + (size || PAGE_SIZE_DEFAULT) * Math.max(childComplexity, 1);
     }
-    if (PAGE_LISTS.has(key)) return 1 + childComplexity;
+    if (isPageList(key)) return 1 + childComplexity;
+    if (key === 'Query.nodes' && Array.isArray(args.ids))
+      return 1 + Math.max(args.ids.length, 1) * Math.max(childComplexity, 1);
     if (isListType(getNullableType(field.type)) && !type.name.startsWith('__')) {
       // Unknown list fields count as large so that a new one is not free (a test lists them).
       const size = sizes[key] ?? 1000;
@@ -170,7 +190,7 @@ export function listFields(schema: GraphQLSchema): { key: string; paged: boolean
     if (type.name.startsWith('__') || !isObjectType(type)) continue;
     for (const field of Object.values(type.getFields())) {
       const list = isListType(getNullableType(field.type));
-      const paged = field.args.some((a) => a.name === PAGED_BY_FIRST);
+      const paged = field.args.some((a) => (PAGE_SIZE_ARGS as readonly string[]).includes(a.name));
       if (list || paged) out.push({ key: `${type.name}.${field.name}`, paged });
     }
   }

@@ -11,9 +11,11 @@ import { PlanResolver, SubscriberPlanResolver } from '../modules/sharing/plan.re
 import { RecurringDonationResolver } from '../modules/sharing/recurring-donation.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
+import { NodeResolver } from './node';
 
 /** Every resolver class of the gateway. */
 export const RESOLVERS = [
+  NodeResolver,
   TokenResolver,
   LocationResolver,
   LocationInfoResolver,

@@ -128,7 +128,12 @@ export class LocationResolver {
     return {
       // Up to 500 edges: completed a chunk per event-loop turn (src/graphql/limits.ts).
       edges: yieldingList(ctx, edges) as LocationConnectionType['edges'],
-      pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null },
+      pageInfo: {
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: after != null,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
       totalCount: page.totalCount,
     };
   }

@@ -1,4 +1,5 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { PageInfoType } from '../../graphql/relay';
 
 /** GraphQL view of a location rate (spec 2.8 `locationRates[]`). */
 @ObjectType('LocationRate', { description: 'A rate attached to a location.' })
@@ -70,18 +71,6 @@ export class LocationEdgeType {
   cursor!: string;
   @Field(() => LocationGqlType, { description: 'The location.' })
   node!: LocationGqlType;
-}
-
-/** Cursor pagination facts (Relay style). */
-@ObjectType('PageInfo', { description: 'Where a page stands in the whole list.' })
-export class PageInfoType {
-  @Field(() => Boolean, { description: 'True when more items follow this page.' })
-  hasNextPage!: boolean;
-  @Field(() => String, {
-    nullable: true,
-    description: 'Cursor of the last item of this page, or null for an empty page.',
-  })
-  endCursor!: string | null;
 }
 
 /** A page of locations. */
