@@ -107,6 +107,7 @@ class RequestContext implements GatewayContext {
   readonly client: GatewayContext['client'];
   readonly tenantHeader: string | undefined;
   budget?: GatewayContext['budget'];
+  legacyRest?: boolean;
   private url: string | undefined;
   private map: Map<string, unknown> | undefined;
 

@@ -26,6 +26,12 @@ export interface GatewayContext {
   cache: Map<string, unknown>;
   /** The GraphQL deadline (set by the limits plugin on `/graphql`; absent for REST rows). */
   budget?: ExecutionBudget;
+  /**
+   * True while a legacy REST row runs its operation (src/rest/router.ts): mutation payloads then
+   * rethrow domain refusals instead of listing them in `userErrors`, so the REST edge maps them to
+   * the legacy status, body and codes in one place (src/graphql/payload.ts).
+   */
+  legacyRest?: boolean;
 }
 
 /** Returns the request's instance of `key`, creating it on first use. */

@@ -1,5 +1,6 @@
 import { ClassType, Field, InterfaceType, ObjectType } from 'type-graphql';
 import { DomainError, domainErrorOf } from '../errors';
+import type { GatewayContext } from './context';
 
 /**
  * Mutation payloads with typed errors (docs/graphql.md "Mutations"; Shopify's `userErrors`
@@ -73,10 +74,12 @@ export function fieldPath(field: string, arg: string | null = 'input'): string[]
  * Runs a mutation's work and builds its payload: `ok(result)` on success with `userErrors: []`;
  * a domain refusal (BAD_USER_INPUT, NOT_FOUND, CONFLICT, UNPROCESSABLE) becomes `userErrors`
  * entries with the code `codeOf` gives (one per offending field, or one without a field), and the
- * payload's entity fields are absent (null).
+ * payload's entity fields are absent (null). Under a legacy REST row (`ctx.legacyRest`) a refusal
+ * is rethrown, so the REST edge answers it with the legacy status and body.
  * @throws what `work` throws otherwise (authentication, permission, unavailability, deadline).
  */
 export async function mutationPayload<R, P extends object, C extends string>(
+  ctx: GatewayContext,
   work: () => Promise<R>,
   ok: (result: R) => P,
   errorType: string,
@@ -88,7 +91,7 @@ export async function mutationPayload<R, P extends object, C extends string>(
     result = await work();
   } catch (err) {
     const d = domainErrorOf(err);
-    if (!d || !USER_ERROR_CODES.has(d.code)) throw err;
+    if (!d || !USER_ERROR_CODES.has(d.code) || ctx.legacyRest) throw err;
     return { userErrors: userErrorsOf(d, codeOf(d), errorType, arg) } as Partial<P> & {
       userErrors: UserError<C>[];
     };

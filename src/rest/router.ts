@@ -242,6 +242,7 @@ export function restRouter(
       try {
         if (early.err) throw early.err;
         gctx = await makeContext(ctx);
+        gctx.legacyRest = true;
         checkTransport(route, ctx, gctx);
         const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input = new RowInput(
