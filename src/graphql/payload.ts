@@ -59,7 +59,12 @@ export function userErrorType<C extends string>(
 }
 
 /** GraphQL error codes that become `userErrors` in a payload; every other error stays an error. */
-const USER_ERROR_CODES: ReadonlySet<string> = new Set(['BAD_USER_INPUT', 'NOT_FOUND', 'CONFLICT', 'UNPROCESSABLE']);
+const USER_ERROR_CODES: ReadonlySet<string> = new Set([
+  'BAD_USER_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'UNPROCESSABLE',
+]);
 
 /**
  * Splits a field name as services give it (`recipients[2].quota`, `members.0.memberId`) into
