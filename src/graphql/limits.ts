@@ -72,7 +72,6 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** The service returns at most 500. */
   'Query.allowances': 500,
   'Query.planDefinitions': 100,
-  'Query.ratings': 1000,
   /** MAX_PLANS_PER_SUBSCRIBER. */
   'Query.subscriberPlans': 20,
   /** One page of groups (the service's fixed page size). */
@@ -86,6 +85,12 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'RecurringDonationPage.nodes': 100,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
+  /** One entry per refused field of the input (a rating entry has 8 fields; adjustBalance 3 arguments). */
+  'UpsertRatingPayload.userErrors': 8,
+  'AdjustBalancePayload.userErrors': 3,
+  /** A field path: the argument, then one name per level (the inputs nest at most 2 deep). */
+  'UpsertRatingUserError.field': 3,
+  'AdjustBalanceUserError.field': 3,
   /** At most 100 entries per bulk add (the service refuses more). */
   'Mutation.addGroupMembers': 100,
 };
