@@ -5,6 +5,7 @@ import {
   GraphQLError,
   GraphQLSchema,
   getNullableType,
+  getVariableValues,
   isListType,
   isObjectType,
 } from 'graphql';
@@ -345,14 +346,26 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
       const budget = new ExecutionBudget(opts.timeoutMs);
       contextValue.budget = budget;
       return {
-        async didResolveOperation({ request, document, schema, operationName }) {
+        async didResolveOperation({ request, document, schema, operationName, operation }) {
           let result: OperationCost;
           try {
             result = operationCost(schema, document, request.variables, operationName ?? undefined, {
               listSizes: opts.listSizes,
             });
           } catch (err) {
-            // Only the node limit throws here: variables were coerced before this hook.
+            // Variables are coerced only when execution starts, after this hook: a variable a
+            // scalar refuses (a malformed MSISDN, Decimal, ...) is BAD_USER_INPUT, as execution
+            // would answer, not a cost refusal. Only the node limit is QUERY_TOO_COMPLEX.
+            const coerced = getVariableValues(
+              schema,
+              operation?.variableDefinitions ?? [],
+              request.variables ?? {},
+            );
+            if (coerced.errors?.length)
+              throw new GraphQLError(coerced.errors[0].message, {
+                nodes: coerced.errors[0].nodes,
+                extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+              });
             throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
               maxQueryNodes: MAX_QUERY_NODES,
             });
