@@ -17,7 +17,14 @@ type Result = {
 describe('charging graph: payloads, outcomes and scalars', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ dataset: chargingDataset() });
+    const ds = chargingDataset();
+    ds.clients!.push({
+      tenant: 'acme',
+      username: 'refunder',
+      password: 'refunder-password',
+      permissions: ['CRS_REFUND'] as never,
+    });
+    app = await startTestApp({ dataset: ds });
   });
   afterAll(() => app.close());
 
@@ -87,6 +94,21 @@ describe('charging graph: payloads, outcomes and scalars', () => {
       'processRefund',
     );
     expect(fee.data!.r.outcome).toBe('DOWNLOAD_FEE_IN_REFUND');
+  });
+
+  it('the payload subscriber needs CRS_RATING, as the subscriber query', async () => {
+    const body = ratingBody({}, { msisdn: '353870000002' });
+    expect((await rate(body)).data!.r.outcome).toBe('SUCCESS');
+    const res = await app.request('POST', '/graphql', {
+      auth: basic('refunder', 'refunder-password'),
+      body: {
+        query: `mutation($i: RatingRequestInput!) { processRefund(input: $i) { outcome subscriber { balance } } }`,
+        variables: { i: body },
+      },
+    });
+    const r = res.json() as Result;
+    expect(r.data!.processRefund).toEqual({ outcome: 'SUCCESS', subscriber: null });
+    expect(r.errors?.map((e) => e.extensions.code)).toEqual(['FORBIDDEN']);
   });
 
   it('subscriber(msisdn: MSISDN!) reads typed fields and refuses a malformed MSISDN before any resolver', async () => {

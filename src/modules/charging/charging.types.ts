@@ -1,4 +1,5 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Authorized, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Permission } from '../../auth/permissions';
 import { NodeInterface } from '../../graphql/node';
 import { userErrorType } from '../../graphql/payload';
 import { connectionTypes } from '../../graphql/relay';
@@ -217,10 +218,11 @@ function ratingPayloadType(name: string, description: string) {
     balance!: Money | null;
     @Field(() => String, { nullable: true, description: 'ISO 4217 currency of the amounts.' })
     currency!: string | null;
+    @Authorized(Permission.CRS_RATING)
     @Field(() => SubscriberType, {
       nullable: true,
       description:
-        'The subscriber after the operation (its new balance updates a normalised client cache); null when no balance was involved (e.g. an unknown subscriber or a refused request).',
+        'The subscriber as it is now, read after the operation (its balance updates a normalised client cache); null when no balance was involved (an unknown subscriber, a request refused before the lookup). Needs CRS_RATING, as the `subscriber` query.',
     })
     subscriber!: SubscriberType | null;
   }
