@@ -5,6 +5,7 @@ import {
   GraphQLError,
   GraphQLSchema,
   getNullableType,
+  getVariableValues,
   isListType,
   isObjectType,
 } from 'graphql';
@@ -72,7 +73,6 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** The service returns at most 500. */
   'Query.allowances': 500,
   'Query.planDefinitions': 100,
-  'Query.ratings': 1000,
   /** MAX_PLANS_PER_SUBSCRIBER. */
   'Query.subscriberPlans': 20,
   /** One page of groups (the service's fixed page size). */
@@ -86,6 +86,12 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'RecurringDonationPage.nodes': 100,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
+  /** One entry per refused field of the input (a rating entry has 8 fields; adjustBalance 3 arguments). */
+  'UpsertRatingPayload.userErrors': 8,
+  'AdjustBalancePayload.userErrors': 3,
+  /** A field path: the argument, then one name per level (the inputs nest at most 2 deep). */
+  'UpsertRatingUserError.field': 3,
+  'AdjustBalanceUserError.field': 3,
   /** At most 100 entries per bulk add (the service refuses more). */
   'Mutation.addGroupMembers': 100,
 };
@@ -340,14 +346,26 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
       const budget = new ExecutionBudget(opts.timeoutMs);
       contextValue.budget = budget;
       return {
-        async didResolveOperation({ request, document, schema, operationName }) {
+        async didResolveOperation({ request, document, schema, operationName, operation }) {
           let result: OperationCost;
           try {
             result = operationCost(schema, document, request.variables, operationName ?? undefined, {
               listSizes: opts.listSizes,
             });
           } catch (err) {
-            // Only the node limit throws here: variables were coerced before this hook.
+            // Variables are coerced only when execution starts, after this hook: a variable a
+            // scalar refuses (a malformed MSISDN, Decimal, ...) is BAD_USER_INPUT, as execution
+            // would answer, not a cost refusal. Only the node limit is QUERY_TOO_COMPLEX.
+            const coerced = getVariableValues(
+              schema,
+              operation?.variableDefinitions ?? [],
+              request.variables ?? {},
+            );
+            if (coerced.errors?.length)
+              throw new GraphQLError(coerced.errors[0].message, {
+                nodes: coerced.errors[0].nodes,
+                extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+              });
             throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
               maxQueryNodes: MAX_QUERY_NODES,
             });

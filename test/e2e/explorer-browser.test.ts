@@ -213,7 +213,7 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
               as: 'admin',
               body: {
                 query:
-                  'mutation { adjustBalance(msisdn: "353871234567", amount: "2.50", reason: "explorer test") { balance } }',
+                  'mutation { adjustBalance(msisdn: "353871234567", amount: "2.50", reason: "explorer test") { subscriber { balance } userErrors { code } } }',
               },
             });
             expect(adjusted.json().errors).toBeUndefined();

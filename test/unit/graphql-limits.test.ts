@@ -107,7 +107,7 @@ describe('GraphQL cost (src/graphql/limits.ts)', () => {
       expect(r.cost).toBe(1 + MAX_PAGE_SIZE);
     }
     expect(
-      cost('{ subscriber(msisdn: "1") { charges(first: 501) { nodes { amount } } } }').invalid,
+      cost('{ subscriber(msisdn: "353871234567") { charges(first: 501) { nodes { amount } } } }').invalid,
     ).toHaveLength(1);
     expect(cost('{ donations(donorId: "1", first: 100000) { id } }').invalid).toHaveLength(1);
   });

@@ -1,82 +1,181 @@
-import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
-import { BadUserInputError } from '../../errors';
+import { DomainError } from '../../errors';
 import { GatewayContext, callerOf } from '../../graphql/context';
+import { globalId, registerNode } from '../../graphql/node';
+import { mutationPayload } from '../../graphql/payload';
+import { ConnectionArgs, connectionFromRows, integerCursor, pageRequest } from '../../graphql/relay';
+import { DecimalScalar, MsisdnScalar } from '../../graphql/scalars';
+import { Money } from '../../lib/money';
+import { normalizeMsisdn } from '../../lib/msisdn';
 import { Subscriber } from '../subscribers/subscriber.store';
-import { RatingOutcome } from './charging.service';
+import { PaymentTypeValue, SubscriberStatusValue } from '../subscribers/subscriber.types';
+import { ChargingCaller, RatingOutcome } from './charging.service';
 import { ChargeRow, RatingRow } from './charging.store';
 import { RatingRequestInputType } from './rating.inputs';
-import { returnCodeName } from './return-codes';
+import { ratingOutcomeOf, returnCodeName } from './return-codes';
 import {
+  AdjustBalanceErrorCode,
+  AdjustBalancePayload,
   ChargeConnectionType,
+  ChargeKindValue,
   ChargeType,
+  ProcessRatingPayload,
+  ProcessRefundPayload,
+  RatingConnectionType,
   RatingInput,
-  RatingResultType,
+  RatingKindValue,
   RatingType,
   SubscriberType,
+  UpsertRatingErrorCode,
+  UpsertRatingPayload,
 } from './charging.types';
 
-const toResult = (o: RatingOutcome): RatingResultType => ({
-  returnCode: o.returnCode,
-  returnCodeName: returnCodeName(o.returnCode),
-  operationId: o.operationId,
-  chargedAmount: o.chargedAmount?.toString() ?? null,
-  balance: o.balance?.toString() ?? null,
-  currency: o.currency,
-});
+/** Cursors of `Subscriber.charges` (ledger row ids; the `charge:<id>` cursors issued before issue 29 still work). */
+const chargeCursor = integerCursor('charge');
+/** Cursors of `Query.ratings` (catalogue row ids). */
+const ratingCursor = integerCursor('rating');
 
-const toSubscriber = (s: Subscriber) => ({
+/** GraphQL view of a subscriber; `id` is `globalId('Subscriber', msisdn)`. */
+const toSubscriber = (s: Subscriber): SubscriberType => ({
+  id: globalId('Subscriber', s.msisdn),
   msisdn: s.msisdn,
-  status: s.status,
-  paymentType: s.paymentType,
-  balance: s.balance.toString(),
+  status: s.status as SubscriberStatusValue,
+  paymentType: s.paymentType as PaymentTypeValue,
+  balance: s.balance,
   currency: s.currency,
 });
 
+/** GraphQL view of a ledger entry; `id` is `globalId('Charge', row id)`. */
 const toCharge = (c: ChargeRow): ChargeType => ({
-  kind: c.kind,
+  id: globalId('Charge', c.id),
+  msisdn: c.msisdn,
+  kind: c.kind as ChargeKindValue,
   operationId: c.operationId,
   returnCode: c.returnCode,
-  amount: c.amount.toString(),
-  balanceAfter: c.balanceAfter?.toString() ?? null,
+  outcome: ratingOutcomeOf(c.returnCode),
+  amount: c.amount,
+  balanceAfter: c.balanceAfter,
   currency: c.currency,
   reason: c.reason,
   created: new Date(c.createdAt).toISOString(),
 });
 
+/** GraphQL view of a catalogue entry; `id` is `globalId('Rating', row id)`. */
 const toRating = (r: RatingRow): RatingType => ({
-  ...r,
-  retailPrice: r.retailPrice.toString(),
-  tax: r.tax.toString(),
+  id: globalId('Rating', r.id),
+  providerId: r.providerId,
+  applicationId: r.applicationId,
+  serviceId: r.serviceId,
+  originId: r.originId,
+  bundleId: r.bundleId,
+  kind: r.kind as RatingKindValue,
+  retailPrice: r.retailPrice,
+  tax: r.tax,
 });
 
+/** A ledger or catalogue row id as a node key: a positive integer in canonical form, else null. */
+const rowId = (key: string): number | null => (/^[1-9]\d{0,14}$/.test(key) ? Number(key) : null);
+
+// Node ids (issue 29): resolved in the caller's tenant, so another tenant's id is null.
+registerNode('Subscriber', {
+  permissions: [Permission.CRS_RATING],
+  async resolve(ctx, key) {
+    if (normalizeMsisdn(key) !== key) return null;
+    const s = await ctx.services.charging.subscriber(callerOf(ctx), key);
+    return s ? toSubscriber(s) : null;
+  },
+});
+registerNode('Charge', {
+  permissions: [Permission.CRS_RATING],
+  async resolve(ctx, key) {
+    const id = rowId(key);
+    const c = id === null ? undefined : await ctx.services.charging.charge(callerOf(ctx), id);
+    return c ? toCharge(c) : null;
+  },
+});
+registerNode('Rating', {
+  permissions: [Permission.CRS_RATING],
+  async resolve(ctx, key) {
+    const id = rowId(key);
+    const r = id === null ? undefined : await ctx.services.charging.rating(callerOf(ctx), id);
+    return r ? toRating(r) : null;
+  },
+});
+
+/**
+ * A rating or refund payload: the outcome's fields, and `subscriber` read only when selected
+ * (the request's subscriber in the caller's tenant, when a balance was involved).
+ */
+function ratingPayload(
+  ctx: GatewayContext,
+  caller: ChargingCaller,
+  input: RatingRequestInputType,
+  o: RatingOutcome,
+): ProcessRatingPayload {
+  const msisdn = normalizeMsisdn(input.msisdn);
+  return {
+    outcome: ratingOutcomeOf(o.returnCode),
+    returnCode: o.returnCode,
+    returnCodeName: returnCodeName(o.returnCode),
+    operationId: o.operationId,
+    chargedAmount: o.chargedAmount,
+    balance: o.balance,
+    currency: o.currency,
+    get subscriber() {
+      if (o.balance === null || msisdn === null) return null;
+      return ctx.services.charging
+        .subscriber(caller, msisdn)
+        .then((s) => (s ? toSubscriber(s) : null)) as unknown as SubscriberType | null;
+    },
+  };
+}
+
 const INPUT_DOC =
-  'The request (spec 2.4); amounts are decimal strings. Missing or invalid fields give their return code, as over REST.';
+  'The request (spec 2.4); amounts are decimal strings. A missing or invalid field is an outcome with its return code, as over REST.';
+
+/** The code of an upsertRating refusal by the input field it names. */
+const upsertRatingCode = (field: string[] | null): UpsertRatingErrorCode =>
+  field && ['retailPrice', 'tax'].includes(field.at(-1)!)
+    ? UpsertRatingErrorCode.NEGATIVE_AMOUNT
+    : UpsertRatingErrorCode.INVALID_KEY;
+
+/** The code of an adjustBalance refusal. */
+function adjustBalanceCode(err: DomainError): AdjustBalanceErrorCode {
+  if (err.code === 'NOT_FOUND') return AdjustBalanceErrorCode.SUBSCRIBER_NOT_FOUND;
+  const fields = (err.extensions.fields as { field: string }[] | undefined) ?? [];
+  return fields[0]?.field === 'reason'
+    ? AdjustBalanceErrorCode.INVALID_REASON
+    : AdjustBalanceErrorCode.PREPAID_BALANCE_EXCEEDED;
+}
 
 /** Charging operations and reads (CONTRACT §4); the rules live in ChargingService. */
 @Resolver(() => SubscriberType)
 export class ChargingResolver {
   @Authorized(Permission.CRS_RATING)
-  @Mutation(() => RatingResultType, {
-    description: 'Rates and charges a subscriber account exactly once per operationId. Needs CRS_RATING.',
+  @Mutation(() => ProcessRatingPayload, {
+    description:
+      'Rates and charges a subscriber account exactly once per operationId; every business outcome is in the payload. Needs CRS_RATING.',
   })
   async processRating(
     @Arg('input', () => RatingRequestInputType, { description: INPUT_DOC }) input: RatingRequestInputType,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return toResult(await ctx.services.charging.processRating(callerOf(ctx), input));
+  ): Promise<ProcessRatingPayload> {
+    const caller = callerOf(ctx);
+    return ratingPayload(ctx, caller, input, await ctx.services.charging.processRating(caller, input));
   }
 
   @Authorized(Permission.CRS_REFUND)
-  @Mutation(() => RatingResultType, {
+  @Mutation(() => ProcessRefundPayload, {
     description:
-      'Credits back the successful charge with the same operationId and msisdn, once. Needs CRS_REFUND.',
+      'Credits back the successful charge with the same operationId and msisdn, once; every business outcome is in the payload. Needs CRS_REFUND.',
   })
   async processRefund(
     @Arg('input', () => RatingRequestInputType, { description: INPUT_DOC }) input: RatingRequestInputType,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return toResult(await ctx.services.charging.processRefund(callerOf(ctx), input));
+  ): Promise<ProcessRefundPayload> {
+    const caller = callerOf(ctx);
+    return ratingPayload(ctx, caller, input, await ctx.services.charging.processRefund(caller, input));
   }
 
   @Authorized(Permission.CRS_RATING)
@@ -85,65 +184,112 @@ export class ChargingResolver {
     description: 'A subscriber of your tenant by MSISDN, or null. Needs CRS_RATING.',
   })
   async subscriber(
-    @Arg('msisdn', () => String, { description: 'MSISDN, with or without `+`.' }) msisdn: string,
+    @Arg('msisdn', () => MsisdnScalar, { description: 'The MSISDN, with or without `+`.' }) msisdn: string,
     @Ctx() ctx: GatewayContext,
-  ) {
+  ): Promise<SubscriberType | null> {
     const s = await ctx.services.charging.subscriber(callerOf(ctx), msisdn);
     return s ? toSubscriber(s) : null;
   }
 
-  @FieldResolver(() => ChargeConnectionType, { description: "The subscriber's ledger, newest first." })
+  @FieldResolver(() => ChargeConnectionType, {
+    description:
+      "The subscriber's ledger, newest first (Relay connection: `first`/`after` or `last`/`before`).",
+  })
   async charges(
     @Root() sub: SubscriberType,
-    @Arg('first', () => Int, { defaultValue: 20, description: 'Page size, 1-500.' }) first: number,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
-    after: string | null | undefined,
+    @Args(() => ConnectionArgs) paging: ConnectionArgs,
     @Ctx() ctx: GatewayContext,
   ): Promise<ChargeConnectionType> {
-    let beforeId: number | undefined;
-    if (after !== null && after !== undefined) {
-      const m = /^charge:(\d{1,15})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
-      if (!m)
-        throw new BadUserInputError('invalid cursor', [
-          { field: 'after', description: 'is not a cursor this service issued' },
-        ]);
-      beforeId = Number(m[1]);
-    }
-    const page = await ctx.services.charging.history(callerOf(ctx), sub.msisdn, first, beforeId);
-    const last = page.rows.at(-1);
+    const page = pageRequest(paging, chargeCursor);
+    const caller = callerOf(ctx);
+    const conn = connectionFromRows(
+      await ctx.services.charging.chargePage(caller, sub.msisdn, page),
+      page,
+      chargeCursor,
+      (row) => row.id,
+    );
+    const edges = conn.edges.map((e) => ({ cursor: e.cursor, node: toCharge(e.node) }));
     return {
-      nodes: page.rows.map(toCharge),
-      hasNextPage: page.hasNextPage,
-      endCursor: last ? Buffer.from(`charge:${last.id}`).toString('base64url') : null,
+      edges,
+      pageInfo: conn.pageInfo,
+      // Counted only when selected.
+      get totalCount() {
+        return ctx.services.charging.chargeCount(caller, sub.msisdn) as unknown as number;
+      },
+      nodes: edges.map((e) => e.node),
+      endCursor: conn.pageInfo.endCursor,
+      hasNextPage: conn.pageInfo.hasNextPage,
     };
   }
 
   @Authorized(Permission.CRS_RATING)
-  @Query(() => [RatingType], { description: "Your tenant's rating catalogue. Needs CRS_RATING." })
-  async ratings(@Ctx() ctx: GatewayContext) {
-    return (await ctx.services.charging.ratings(callerOf(ctx))).map(toRating);
+  @Query(() => RatingConnectionType, {
+    description:
+      "Your tenant's rating catalogue in the order entries were created (Relay connection). Needs CRS_RATING.",
+  })
+  async ratings(
+    @Args(() => ConnectionArgs) paging: ConnectionArgs,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<RatingConnectionType> {
+    const page = pageRequest(paging, ratingCursor);
+    const caller = callerOf(ctx);
+    const conn = connectionFromRows(
+      await ctx.services.charging.ratings(caller, page),
+      page,
+      ratingCursor,
+      (row) => row.id,
+    );
+    return {
+      edges: conn.edges.map((e) => ({ cursor: e.cursor, node: toRating(e.node) })),
+      pageInfo: conn.pageInfo,
+      get totalCount() {
+        return ctx.services.charging.ratingCount(caller) as unknown as number;
+      },
+    };
   }
 
   @Authorized(Permission.ADMIN)
-  @Mutation(() => RatingType, { description: 'Creates or updates a catalogue entry. Needs ADMIN.' })
+  @Mutation(() => UpsertRatingPayload, {
+    description: 'Creates or updates a catalogue entry by its keys and kind. Needs ADMIN.',
+  })
   async upsertRating(
     @Arg('input', () => RatingInput, { description: 'The entry.' }) input: RatingInput,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return toRating(await ctx.services.charging.upsertRating(callerOf(ctx), input));
+  ): Promise<UpsertRatingPayload> {
+    const payload = await mutationPayload(
+      ctx,
+      () => ctx.services.charging.upsertRating(callerOf(ctx), input),
+      (row) => ({ rating: toRating(row) }),
+      'UpsertRatingUserError',
+      (): UpsertRatingErrorCode => UpsertRatingErrorCode.INVALID_KEY,
+    );
+    for (const e of payload.userErrors) e.code = upsertRatingCode(e.field);
+    return payload;
   }
 
   @Authorized(Permission.ADMIN)
-  @Mutation(() => SubscriberType, {
+  @Mutation(() => AdjustBalancePayload, {
     description:
-      'Adds a signed decimal amount to a balance, with a reason written to the ledger. Needs ADMIN.',
+      'Adds a signed amount to a balance, with a reason written to the ledger (kind ADJUSTMENT). Needs ADMIN.',
   })
   async adjustBalance(
-    @Arg('msisdn', () => String, { description: 'The subscriber.' }) msisdn: string,
-    @Arg('amount', () => String, { description: 'Signed decimal, e.g. `5.00` or `-1.25`.' }) amount: string,
-    @Arg('reason', () => String, { description: 'Why (kept in the ledger).' }) reason: string,
+    @Arg('msisdn', () => MsisdnScalar, { description: 'The subscriber, with or without `+`.' })
+    msisdn: string,
+    @Arg('amount', () => DecimalScalar, {
+      description: "Signed amount in the subscriber's currency, e.g. `5.00` or `-1.25`.",
+    })
+    amount: Money,
+    @Arg('reason', () => String, { description: 'Why, 1-255 characters (kept in the ledger).' })
+    reason: string,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return toSubscriber(await ctx.services.charging.adjustBalance(callerOf(ctx), msisdn, amount, reason));
+  ): Promise<AdjustBalancePayload> {
+    return mutationPayload(
+      ctx,
+      () => ctx.services.charging.adjustBalance(callerOf(ctx), msisdn, amount, reason),
+      (r) => ({ subscriber: toSubscriber(r.subscriber), charge: toCharge(r.charge) }),
+      'AdjustBalanceUserError',
+      adjustBalanceCode,
+      null,
+    );
   }
 }

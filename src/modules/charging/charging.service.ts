@@ -22,11 +22,16 @@ import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscrib
 import {
   ChargeKind,
   ChargeRow,
+  KeysetPage,
   RatingRow,
   WILDCARD,
   addToBalance,
+  countCharges,
+  countRatings,
   debitIfCovered,
   findCharge,
+  findChargeById,
+  findRatingById,
   insertCharge,
   listCharges,
   listRatings,
@@ -491,22 +496,38 @@ export class ChargingService {
     return findSubscriber(this.db, caller.tenantId, requireMsisdn(msisdn, 'msisdn'));
   }
 
-  /** A subscriber's ledger, newest first: at most `first` rows before the row id `beforeId`, and whether more follow. */
-  async history(
-    caller: ChargingCaller,
-    msisdn: string,
-    first: number,
-    beforeId: number | undefined,
-  ): Promise<{ rows: ChargeRow[]; hasNextPage: boolean }> {
-    if (!Number.isInteger(first) || first < 1 || first > 500)
-      throw new BadUserInputError('first must be 1-500', [{ field: 'first', description: 'must be 1-500' }]);
-    const rows = await listCharges(this.db, caller.tenantId, msisdn, beforeId, first + 1);
-    return { rows: rows.slice(0, first), hasNextPage: rows.length > first };
+  /**
+   * One page of a subscriber's ledger (list order newest first; see {@link KeysetPage}), in the
+   * caller's tenant; `msisdn` canonical. Reads `page.limit + 1` rows, the extra one saying that
+   * more follow (what `connectionFromRows` expects). Empty for an unknown subscriber.
+   */
+  chargePage(caller: ChargingCaller, msisdn: string, page: KeysetPage): Promise<ChargeRow[]> {
+    return listCharges(this.db, caller.tenantId, msisdn, { ...page, limit: page.limit + 1 });
   }
 
-  /** The tenant's rating catalogue. */
-  ratings(caller: ChargingCaller): Promise<RatingRow[]> {
-    return listRatings(this.db, caller.tenantId);
+  /** How many ledger entries a subscriber of the caller's tenant has (`msisdn` canonical). */
+  chargeCount(caller: ChargingCaller, msisdn: string): Promise<number> {
+    return countCharges(this.db, caller.tenantId, msisdn);
+  }
+
+  /** A ledger entry of the caller's tenant by its row id, or undefined. */
+  charge(caller: ChargingCaller, id: number): Promise<ChargeRow | undefined> {
+    return findChargeById(this.db, caller.tenantId, id);
+  }
+
+  /** One page of the caller's rating catalogue (list order by id; see {@link KeysetPage}): `page.limit + 1` rows at most. */
+  ratings(caller: ChargingCaller, page: KeysetPage): Promise<RatingRow[]> {
+    return listRatings(this.db, caller.tenantId, { ...page, limit: page.limit + 1 });
+  }
+
+  /** How many catalogue entries the caller's tenant has. */
+  ratingCount(caller: ChargingCaller): Promise<number> {
+    return countRatings(this.db, caller.tenantId);
+  }
+
+  /** A catalogue entry of the caller's tenant by its row id, or undefined. */
+  rating(caller: ChargingCaller, id: number): Promise<RatingRow | undefined> {
+    return findRatingById(this.db, caller.tenantId, id);
   }
 
   /**
@@ -522,8 +543,10 @@ export class ChargingService {
       originId?: string | null;
       bundleId?: string | null;
       kind: string;
-      retailPrice: string;
-      tax: string;
+      /** Decimal string or Money; non-negative. */
+      retailPrice: string | Money;
+      /** Decimal string or Money; non-negative. */
+      tax: string | Money;
     },
   ): Promise<RatingRow> {
     const fields: { field: string; description: string }[] = [];
@@ -537,9 +560,13 @@ export class ChargingService {
     }
     if (input.kind !== 'content' && input.kind !== 'transport')
       fields.push({ field: 'kind', description: 'content or transport' });
-    for (const k of ['retailPrice', 'tax'] as const)
-      if (!Money.isValid(input[k]))
+    const prices: Partial<Record<'retailPrice' | 'tax', Money>> = {};
+    for (const k of ['retailPrice', 'tax'] as const) {
+      const v = input[k];
+      if (v instanceof Money ? v.isNegative() : !Money.isValid(v))
         fields.push({ field: k, description: 'non-negative decimal, at most 6 fractional digits' });
+      else prices[k] = v instanceof Money ? v : Money.parse(v);
+    }
     if (fields.length) throw new BadUserInputError(`invalid rating: ${fields[0].field}`, fields);
     return (
       await upsertRating(
@@ -552,8 +579,8 @@ export class ChargingService {
           originId: input.originId ?? WILDCARD,
           bundleId: input.bundleId ?? WILDCARD,
           kind: input.kind as RatingRow['kind'],
-          retailPrice: Money.parse(input.retailPrice),
-          tax: Money.parse(input.tax),
+          retailPrice: prices.retailPrice!,
+          tax: prices.tax!,
         },
         this.clock.nowMs(),
       )
@@ -561,19 +588,21 @@ export class ChargingService {
   }
 
   /**
-   * ADMIN: adds a signed decimal `amount` to a balance with a reason, written to the ledger as an
-   * `adjustment`. A prepaid balance may not go below zero.
-   * @throws BadUserInputError (amount, reason, prepaid overdraft); NotFoundError (subscriber).
+   * ADMIN: adds a signed decimal `amount` (a string or a Money, in the subscriber's currency) to a
+   * balance with a reason, written to the ledger as an `adjustment`. A prepaid balance may not go
+   * below zero. Returns the subscriber with its new balance and the ledger entry written.
+   * @throws BadUserInputError naming `amount` (not a decimal, or a prepaid overdraft) or `reason`
+   *   (blank or over 255 characters); NotFoundError (no such subscriber in the caller's tenant).
    */
   async adjustBalance(
     caller: ChargingCaller,
     msisdn: string,
-    amount: string,
+    amount: string | Money,
     reason: string,
-  ): Promise<Subscriber> {
+  ): Promise<{ subscriber: Subscriber; charge: ChargeRow }> {
     let delta: Money;
     try {
-      delta = Money.parse(amount, { allowNegative: true });
+      delta = amount instanceof Money ? amount : Money.parse(amount, { allowNegative: true });
     } catch (err) {
       if (err instanceof MoneyFormatError)
         throw new BadUserInputError('amount is not a decimal', [
@@ -588,7 +617,10 @@ export class ChargingService {
     const m = requireMsisdn(msisdn, 'msisdn');
     return retryingTransaction(this.db, async (trx) => {
       const sub = await findSubscriberForUpdate(trx, caller.tenantId, m);
-      if (!sub) throw new NotFoundError(`subscriber ${m} not found`);
+      if (!sub)
+        throw new NotFoundError(`subscriber ${m} not found`, {
+          fields: [{ field: 'msisdn', description: 'names no subscriber of your tenant' }],
+        });
       if (delta.isNegative() && sub.paymentType === 'prepaid') {
         if (!(await debitIfCovered(trx, sub.id, Money.ZERO.sub(delta)))) {
           throw new BadUserInputError('a prepaid balance cannot go below zero', [
@@ -599,7 +631,7 @@ export class ChargingService {
         await addToBalance(trx, sub.id, delta);
       }
       const balance = await readBalance(trx, sub.id);
-      await insertCharge(trx, {
+      const entry: Omit<ChargeRow, 'id'> = {
         tenantId: caller.tenantId,
         kind: 'adjustment',
         operationId: newId(),
@@ -611,7 +643,8 @@ export class ChargingService {
         currency: sub.currency,
         reason,
         createdAt: this.clock.nowMs(),
-      });
+      };
+      const id = await insertCharge(trx, entry);
       await recordEvent(trx, this.clock, {
         tenantId: caller.tenantId,
         type: EventType.balanceAdjusted,
@@ -625,7 +658,7 @@ export class ChargingService {
           occurredAt: occurredAt(this.clock.nowMs()),
         },
       });
-      return { ...sub, balance };
+      return { subscriber: { ...sub, balance }, charge: { ...entry, id } };
     });
   }
 }

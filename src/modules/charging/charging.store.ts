@@ -100,9 +100,47 @@ export async function ratingsFor(
   ).map(toRating);
 }
 
-/** A tenant's catalogue ordered by id. */
-export async function listRatings(db: Knex, tenantId: number): Promise<RatingRow[]> {
-  return (await db('ratings').select('*').where({ tenant_id: tenantId }).orderBy('id')).map(toRating);
+/**
+ * Which rows of an ordered list one page reads (keyset paging, src/graphql/relay.ts): the rows
+ * strictly after `after` and strictly before `before` in list order (either null for no bound),
+ * `limit` of them from the front (`forward`) or from the back (`backward`, returned in reverse
+ * list order, as `connectionFromRows` expects).
+ */
+export interface KeysetPage {
+  after: number | null;
+  before: number | null;
+  direction: 'forward' | 'backward';
+  limit: number;
+}
+
+/**
+ * Applies a {@link KeysetPage} to a query over `id`, where list order is `id` ascending
+ * (`order` asc) or descending (`desc`).
+ */
+function keyset<Q extends Knex.QueryBuilder>(q: Q, page: KeysetPage, order: 'asc' | 'desc'): Q {
+  const [afterOp, beforeOp] = order === 'asc' ? ['>', '<'] : ['<', '>'];
+  if (page.after !== null) q.andWhere('id', afterOp, page.after);
+  if (page.before !== null) q.andWhere('id', beforeOp, page.before);
+  const flip = order === 'asc' ? 'desc' : 'asc';
+  q.orderBy('id', page.direction === 'forward' ? order : flip).limit(page.limit);
+  return q;
+}
+
+/** One page of a tenant's catalogue, list order by id ascending (see {@link KeysetPage}). */
+export async function listRatings(db: Knex, tenantId: number, page: KeysetPage): Promise<RatingRow[]> {
+  return (await keyset(db('ratings').select('*').where({ tenant_id: tenantId }), page, 'asc')).map(toRating);
+}
+
+/** How many catalogue entries a tenant has. */
+export async function countRatings(db: Knex, tenantId: number): Promise<number> {
+  const r = await db('ratings').where({ tenant_id: tenantId }).count({ n: '*' }).first();
+  return Number(r?.n ?? 0);
+}
+
+/** A tenant's catalogue entry by its row id, or undefined (another tenant's included). */
+export async function findRatingById(db: Knex, tenantId: number, id: number): Promise<RatingRow | undefined> {
+  const r = await db('ratings').select('*').where({ tenant_id: tenantId, id }).first();
+  return r ? toRating(r) : undefined;
 }
 
 /** Inserts or updates a catalogue entry by its natural key; returns the row, whether it was created and whether it changed. */
@@ -158,11 +196,11 @@ export async function findCharge(
 }
 
 /**
- * Inserts a ledger row. The unique key (tenant, kind, operationId) rejects a second row for the
- * same operation with a unique violation.
+ * Inserts a ledger row and returns its id. The unique key (tenant, kind, operationId) rejects a
+ * second row for the same operation with a unique violation.
  */
-export async function insertCharge(db: Knex, c: Omit<ChargeRow, 'id'>): Promise<void> {
-  await db('charges').insert({
+export async function insertCharge(db: Knex, c: Omit<ChargeRow, 'id'>): Promise<number> {
+  const [id] = await db('charges').insert({
     tenant_id: c.tenantId,
     kind: c.kind,
     operation_id: c.operationId,
@@ -175,23 +213,33 @@ export async function insertCharge(db: Knex, c: Omit<ChargeRow, 'id'>): Promise<
     reason: c.reason,
     created_at: c.createdAt,
   });
+  return Number(id);
 }
 
-/** A subscriber's ledger, newest first, after the row id `beforeId`. */
+/**
+ * One page of a subscriber's ledger, list order newest first (id descending; see
+ * {@link KeysetPage}); the index (tenant_id, msisdn, id) serves it.
+ */
 export async function listCharges(
   db: Knex,
   tenantId: number,
   msisdn: string,
-  beforeId: number | undefined,
-  limit: number,
+  page: KeysetPage,
 ): Promise<ChargeRow[]> {
-  const q = db('charges')
-    .select('*')
-    .where({ tenant_id: tenantId, msisdn })
-    .orderBy('id', 'desc')
-    .limit(limit);
-  if (beforeId !== undefined) q.andWhere('id', '<', beforeId);
-  return (await q).map(toCharge);
+  const q = db('charges').select('*').where({ tenant_id: tenantId, msisdn });
+  return (await keyset(q, page, 'desc')).map(toCharge);
+}
+
+/** How many ledger entries a subscriber has (an index range count). */
+export async function countCharges(db: Knex, tenantId: number, msisdn: string): Promise<number> {
+  const r = await db('charges').where({ tenant_id: tenantId, msisdn }).count({ n: '*' }).first();
+  return Number(r?.n ?? 0);
+}
+
+/** A tenant's ledger entry by its row id, or undefined (another tenant's included). */
+export async function findChargeById(db: Knex, tenantId: number, id: number): Promise<ChargeRow | undefined> {
+  const r = await db('charges').select('*').where({ tenant_id: tenantId, id }).first();
+  return r ? toCharge(r) : undefined;
 }
 
 /**
