@@ -70,6 +70,13 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
   'Location.infoList': 500,
   'Location.profileList': 10,
+  /** One entry per offending input field. */
+  'UpsertLocationPayload.userErrors': 10,
+  'UpsertLocationInfoTypePayload.userErrors': 10,
+  'DeleteLocationPayload.userErrors': 1,
+  /** An input path: `["input", "rates", "1", "name"]`. */
+  'LocationUserError.field': 5,
+  'DeleteLocationUserError.field': 1,
   /** The service returns at most 500. */
   'Query.allowances': 500,
   'Query.planDefinitions': 100,
@@ -348,7 +355,10 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
               listSizes: opts.listSizes,
             });
           } catch (err) {
-            // Only the node limit throws here: variables were coerced before this hook.
+            // Variables are coerced only at execution, after this hook: one that does not coerce
+            // (a malformed scalar, an Int out of range) is left to execution, which answers
+            // BAD_USER_INPUT before any resolver runs. Anything else is the node limit.
+            if (err instanceof GraphQLError && err.message.startsWith('Variable "$')) return;
             throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
               maxQueryNodes: MAX_QUERY_NODES,
             });
