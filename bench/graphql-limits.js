@@ -6,6 +6,8 @@
  * sends the issue's item-1 query, the same query one level shallower and the heaviest allowed
  * operations, polling /healthz meanwhile, and reads the server's peak RSS (VmHWM) after each.
  * Run: npm run build && node bench/graphql-limits.js [locations=10000] [infosPerLocation=10]
+ * The location child lists are read through the unpaged `rateList`/`infoList`/`profileList`
+ * (issue 29 made `rates`/`infos`/`profiles` connections), so the costs and figures stay comparable.
  */
 'use strict';
 const { performance } = require('node:perf_hooks');
@@ -18,27 +20,27 @@ const INFOS = Number(process.argv[3] || 10);
 const CASES = [
   [
     'item-1 query',
-    '{ locations(first: 500) { edges { node { name infos { name value type { name } location { name infos { name value location { name infos { name } } } } } } } } }',
+    '{ locations(first: 500) { edges { node { name infoList { name value type { name } location { name infoList { name value location { name infoList { name } } } } } } } } }',
   ],
   [
     'item-1, one level less',
-    '{ locations(first: 500) { edges { node { name infos { name value type { name } location { name infos { name value location { name } } } } } } } }',
+    '{ locations(first: 500) { edges { node { name infoList { name value type { name } location { name infoList { name value location { name } } } } } } } }',
   ],
   [
     'locationList + rates (cost 34,001)',
-    '{ locationList { id name description rates { id name description locationRate } } }',
+    '{ locationList { id name description rateList { id name description locationRate } } }',
   ],
   [
     'locations(first: 500) + rates + profiles',
-    '{ locations(first: 500) { edges { node { id name description rates { id name description locationRate } profiles { id name description } } } } }',
+    '{ locations(first: 500) { edges { node { id name description rateList { id name description locationRate } profileList { id name description } } } } }',
   ],
   [
     'locations(first: 16) + infos, type, location',
-    '{ locations(first: 16) { edges { node { name infos { name value type { name } location { name } } } } } }',
+    '{ locations(first: 16) { edges { node { name infoList { name value type { name } location { name } } } } } }',
   ],
   [
     'refused: first 20, infos → location → infos',
-    '{ locations(first: 20) { edges { node { name infos { name location { name infos { name } } } } } } }',
+    '{ locations(first: 20) { edges { node { name infoList { name location { name infoList { name } } } } } } }',
   ],
 ];
 

@@ -66,10 +66,18 @@ export const MAX_QUERY_NODES = 5_000;
 export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** The legacy full list: every location of the tenant (REST rows do not pay this). */
   'Query.locationList': 1000,
-  'Location.rates': 10,
+  /** The legacy unpaged child lists (`Location.rates`/`infos`/`profiles` are connections). */
+  'Location.rateList': 10,
   /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
-  'Location.infos': 500,
-  'Location.profiles': 10,
+  'Location.infoList': 500,
+  'Location.profileList': 10,
+  /** One entry per offending input field. */
+  'UpsertLocationPayload.userErrors': 10,
+  'UpsertLocationInfoTypePayload.userErrors': 10,
+  'DeleteLocationPayload.userErrors': 1,
+  /** An input path: `["input", "rates", "1", "name"]`. */
+  'LocationUserError.field': 5,
+  'DeleteLocationUserError.field': 1,
   /** The service returns at most 500. */
   'Query.allowances': 500,
   'Query.planDefinitions': 100,

@@ -40,8 +40,12 @@ interface ProfileData {
   description: string | null;
 }
 
-const LOCATION_SELECTION = 'id name description rates { id name description locationRate }';
-const INFO_SELECTION = 'id name description value type { id name value }';
+// Aliases keep the legacy names: the numeric ids (`id: locationId`, issue 29 moved them off `id`,
+// now the global id) and the unpaged child lists (`rates: rateList`, the graph's `rates` is a
+// connection), so the results below read the shape they always did.
+const LOCATION_SELECTION =
+  'id: locationId name description rates: rateList { id: locationRateId name description locationRate }';
+const INFO_SELECTION = 'id: locationInfoId name description value type { id: locationInfoTypeId name value }';
 
 /** A `locationList[]` element (spec 2.8), keys in the published order. */
 function locationElement(l: LocationData, base: string) {
@@ -261,7 +265,7 @@ const infosRow = (path: string, operationId: string, summary: string) =>
         404: { description: 'no such location' },
       },
     }),
-    document: `query LocationInfos($name: String!) { location(name: $name) { name infos { ${INFO_SELECTION} } } }`,
+    document: `query LocationInfos($name: String!) { location(name: $name) { name infos: infoList { ${INFO_SELECTION} } } }`,
     variables: ({ params }) => ({ name: params.name }),
     result: ({ location }, { params, baseUrl }) =>
       location
@@ -297,7 +301,7 @@ const profiles = defineRoute<{ location: { name: string; profiles: ProfileData[]
     },
   }),
   document:
-    'query LocationProfiles($name: String!) { location(name: $name) { name profiles { id name description } } }',
+    'query LocationProfiles($name: String!) { location(name: $name) { name profiles: profileList { id: locationProfileId name description } } }',
   variables: ({ params }) => ({ name: params.name }),
   result: ({ location }, { params, baseUrl }) =>
     location

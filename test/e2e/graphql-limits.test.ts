@@ -8,12 +8,15 @@ import { createLogger } from '../../src/logger';
 import { TestApp, startTestApp } from '../helpers/app';
 import { baseDataset, basic } from '../helpers/fixtures';
 
-/** The query of issue 10 item 1: ran out of heap after 227 s on the unlimited gateway. */
+/**
+ * The query of issue 10 item 1 (ran out of heap after 227 s on the unlimited gateway), with the
+ * infos as the connections they are since issue 29, one level less to stay within the depth limit.
+ */
 const ITEM_1_QUERY =
-  '{ locations(first: 500) { edges { node { name infos { name value type { name } location { name infos { name value location { name infos { name } } } } } } } } }';
+  '{ locations(first: 500) { edges { node { name infos(first: 500) { edges { node { name value type { name } location { name infos(first: 500) { edges { node { name value } } } } } } } } } } }';
 
 /** Heavy but allowed (cost 34,001 ≤ 50,000): every location with its rates, 90,000 fields here. */
-const FULL_LIST_QUERY = '{ locationList { id name description rates { id name locationRate } } }';
+const FULL_LIST_QUERY = '{ locationList { id name description rates: rateList { id name locationRate } } }';
 
 const LOCATIONS = 10_000;
 
@@ -114,7 +117,7 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
 
   it('counts every alias: two allowed halves make a refused whole', async () => {
     // 1 + 30 × (edges 1 + node 1 + name 1 + infos (1 + 500 × 2)) = 30,121
-    const half = 'locations(first: 30) { edges { node { name infos { name value } } } }';
+    const half = 'locations(first: 30) { edges { node { name infos: infoList { name value } } } }';
     const one = await gql(`{ a: ${half} }`);
     expect(one.status).toBe(200);
     expect(one.body.errors).toBeUndefined();
@@ -208,7 +211,7 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
       const onQuery = (q: { sql: string }) => queries.push(q.sql);
       app.tdb.db.on('query', onQuery);
       const r = await post(base, {
-        query: '{ locationList { name rates { name } profiles { name } } }',
+        query: '{ locationList { name rateList { name } profileList { name } } }',
       }).finally(() => app.tdb.db.off('query', onQuery));
       expect(r.status).toBe(504);
       // One TIMEOUT error whether the deadline passed during execution or already while the

@@ -63,16 +63,25 @@ describe('locations over GraphQL (CONTRACT §6-7)', () => {
   it('reads a location with infos, their type and their location', async () => {
     const { data } = await gql(
       'pcrf',
-      '{ location(name: "Z2") { name infos { name value type { name value } location { name } } rates { name } profiles { name } } }',
+      '{ location(name: "Z2") { name infos { edges { node { name value type { name value } location { name } } } } rates { edges { node { name } } } profiles { edges { node { name } } } } }',
     );
     expect(data).toEqual({
       location: {
         name: 'Z2',
-        infos: [
-          { name: 'info-2', value: '20802', type: { name: 'PLMNID', value: 4 }, location: { name: 'Z2' } },
-        ],
-        rates: [],
-        profiles: [],
+        infos: {
+          edges: [
+            {
+              node: {
+                name: 'info-2',
+                value: '20802',
+                type: { name: 'PLMNID', value: 4 },
+                location: { name: 'Z2' },
+              },
+            },
+          ],
+        },
+        rates: { edges: [] },
+        profiles: { edges: [] },
       },
     });
     expect((await gql('pcrf', '{ location(name: "nope") { name } }')).data).toEqual({ location: null });
@@ -83,7 +92,7 @@ describe('locations over GraphQL (CONTRACT §6-7)', () => {
 
   it('lets ADMIN create, replace children of, and delete a location', async () => {
     const upsert =
-      'mutation($i: LocationInput!) { upsertLocation(input: $i) { name description rates { name locationRate } infos { name } profiles { name } } }';
+      'mutation($i: LocationInput!) { upsertLocation(input: $i) { location { name description rates: rateList { name locationRate } infos: infoList { name } profiles: profileList { name } } userErrors { code } } }';
     const created = await gql('admin', upsert, {
       i: {
         name: 'NEW',
@@ -97,14 +106,17 @@ describe('locations over GraphQL (CONTRACT §6-7)', () => {
     });
     expect(created.data).toEqual({
       upsertLocation: {
-        name: 'NEW',
-        description: 'd',
-        rates: [
-          { name: 'a', locationRate: 1 },
-          { name: 'b', locationRate: 2 },
-        ],
-        infos: [{ name: 'new-info' }],
-        profiles: [],
+        userErrors: [],
+        location: {
+          name: 'NEW',
+          description: 'd',
+          rates: [
+            { name: 'a', locationRate: 1 },
+            { name: 'b', locationRate: 2 },
+          ],
+          infos: [{ name: 'new-info' }],
+          profiles: [],
+        },
       },
     });
     const replaced = await gql('admin', upsert, {
@@ -112,29 +124,46 @@ describe('locations over GraphQL (CONTRACT §6-7)', () => {
     });
     expect(replaced.data).toEqual({
       upsertLocation: {
-        name: 'NEW',
-        description: null,
-        rates: [{ name: 'b', locationRate: 5 }],
-        infos: [{ name: 'new-info' }],
-        profiles: [{ name: 'p' }],
+        userErrors: [],
+        location: {
+          name: 'NEW',
+          description: null,
+          rates: [{ name: 'b', locationRate: 5 }],
+          infos: [{ name: 'new-info' }],
+          profiles: [{ name: 'p' }],
+        },
       },
     });
-    expect((await gql('admin', 'mutation { deleteLocation(name: "NEW") }')).data).toEqual({
-      deleteLocation: true,
+    const { id } = (await gql('admin', '{ location(name: "NEW") { id } }')).data!.location as { id: string };
+    const del =
+      'mutation { deleteLocation(name: "NEW") { deletedLocationId userErrors { code field message } } }';
+    const deleted = await gql('admin', del);
+    expect(deleted.data).toEqual({
+      deleteLocation: { deletedLocationId: id, userErrors: [] },
     });
-    expect((await gql('admin', 'mutation { deleteLocation(name: "NEW") }')).data).toEqual({
-      deleteLocation: false,
+    expect((await gql('admin', del)).data).toEqual({
+      deleteLocation: {
+        deletedLocationId: null,
+        userErrors: [
+          { code: 'LOCATION_NOT_FOUND', field: ['name'], message: 'name names no location of this tenant' },
+        ],
+      },
     });
     expect(await app.tdb.db('location_infos').where({ name: 'new-info' }).first()).toBeUndefined();
   });
 
   it('validates provisioning input and writes nothing on error', async () => {
     const before = await app.tdb.db('locations').count({ n: '*' }).first();
-    const upsert = 'mutation($i: LocationInput!) { upsertLocation(input: $i) { name } }';
-    for (const [input, field] of [
-      [{ name: '' }, 'name'],
-      [{ name: 'x\u0001y' }, 'name'],
-      [{ name: 'ok', infos: [{ name: 'i', type: 'NOPE', value: '1' }] }, 'infos[0].type'],
+    const upsert =
+      'mutation($i: LocationInput!) { upsertLocation(input: $i) { location { name } userErrors { code field message } } }';
+    for (const [input, field, code] of [
+      [{ name: '' }, ['input', 'name'], 'INVALID_VALUE'],
+      [{ name: 'x\u0001y' }, ['input', 'name'], 'INVALID_VALUE'],
+      [
+        { name: 'ok', infos: [{ name: 'i', type: 'NOPE', value: '1' }] },
+        ['input', 'infos', '0', 'type'],
+        'UNKNOWN_LOCATION_INFO_TYPE',
+      ],
       [
         {
           name: 'ok',
@@ -143,18 +172,24 @@ describe('locations over GraphQL (CONTRACT §6-7)', () => {
             { name: 'r', locationRate: 2 },
           ],
         },
-        'rates[1].name',
+        ['input', 'rates', '1', 'name'],
+        'DUPLICATE_NAME',
       ],
     ] as const) {
       const res = await gql('admin', upsert, { i: input });
-      expect(res.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
-      expect((res.errors?.[0].extensions.fields as { field: string }[])[0].field).toBe(field);
+      expect(res.errors).toBeUndefined();
+      const payload = res.data!.upsertLocation as {
+        location: unknown;
+        userErrors: { code: string; field: string[]; message: string }[];
+      };
+      expect(payload.location).toBeNull();
+      expect(payload.userErrors[0]).toEqual({ code, field, message: expect.any(String) });
     }
     expect(await app.tdb.db('locations').count({ n: '*' }).first()).toEqual(before);
   });
 
   it('needs ADMIN to provision and the read grant to read', async () => {
-    const denied = await gql('pcrf', 'mutation { deleteLocation(name: "Z1") }');
+    const denied = await gql('pcrf', 'mutation { deleteLocation(name: "Z1") { deletedLocationId } }');
     expect(denied.errors?.[0].extensions.code).toBe('FORBIDDEN');
     const unread = await gql('portal', '{ locationList { name } }');
     expect(unread.errors?.[0].extensions.code).toBe('FORBIDDEN');

@@ -315,7 +315,8 @@ describe('PCRF locations over REST (CONTRACT §6, spec 2.8/2.9/4.6/4.7)', () => 
       await app.request('POST', '/graphql', {
         as: 'admin',
         body: {
-          query: 'mutation($i: LocationInput!) { upsertLocation(input: $i) { id } }',
+          query:
+            'mutation($i: LocationInput!) { upsertLocation(input: $i) { location { id } userErrors { code } } }',
           variables: {
             i: { name: `BULK-${i}`, rates: [{ name: 'r', locationRate: i }], profiles: [{ name: 'p' }] },
           },

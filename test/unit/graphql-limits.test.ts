@@ -23,9 +23,9 @@ import { gatewaySchema } from '../../src/graphql/schema';
 import { ROUTES } from '../../src/rest/routes';
 import { loadConfig } from '../../src/config';
 
-/** The query of issue 10 item 1 (OOM on the unlimited gateway). */
+/** The query of issue 10 item 1 (OOM on the unlimited gateway), infos as connections (issue 29). */
 export const ITEM_1_QUERY =
-  '{ locations(first: 500) { edges { node { name infos { name value type { name } location { name infos { name value location { name infos { name } } } } } } } } }';
+  '{ locations(first: 500) { edges { node { name infos(first: 500) { edges { node { name value type { name } location { name infos(first: 500) { edges { node { name value } } } } } } } } } } }';
 
 /** A value of every declared variable, enough for the cost walk (required input fields filled). */
 function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<string, unknown> {
@@ -73,11 +73,16 @@ describe('GraphQL cost (src/graphql/limits.ts)', () => {
   it('counts one per field and multiplies lists by their page size or assumed length', () => {
     expect(cost('{ location(name: "a") { id name } }').cost).toBe(3);
     // rates: 1 + 10 × 2; location: 1 + 1 + 21
-    expect(cost('{ location(name: "a") { name rates { id name } } }').cost).toBe(23);
+    expect(cost('{ location(name: "a") { name rateList { id name } } }').cost).toBe(23);
+    // a child connection: 1 + first × (edges: 1 + node: 1 + name: 1)
+    expect(cost('{ location(name: "a") { rates(first: 4) { edges { node { name } } } } }').cost).toBe(
+      1 + 1 + 4 * 3,
+    );
     // locations: 1 + first × (edges: 1 + node: 1 + name: 1)
     expect(cost('{ locations(first: 7) { edges { node { name } } } }').cost).toBe(1 + 7 * 3);
-    // the default page size (50) counts when `first` is omitted
-    expect(cost('{ locations { edges { node { name } } } }').cost).toBe(1 + 50 * 3);
+    // the connections' default page size (20) counts when `first` and `last` are omitted
+    expect(cost('{ locations { edges { node { name } } } }').cost).toBe(1 + 20 * 3);
+    expect(cost('{ locations(last: 9) { edges { node { name } } } }').cost).toBe(1 + 9 * 3);
     expect(cost('query($f: Int!) { locations(first: $f) { totalCount } }', { f: 9 }).cost).toBe(1 + 9);
   });
 
@@ -90,7 +95,7 @@ describe('GraphQL cost (src/graphql/limits.ts)', () => {
     ).toBe(2 * one);
     expect(
       cost(
-        'fragment F on Location { name infos { name } } { location(name: "a") { ...F a: infos { name } ...F } }',
+        'fragment F on Location { name infoList { name } } { location(name: "a") { ...F a: infoList { name } ...F } }',
       ).cost,
     ).toBe(1 + 2 * (1 + 501) + 501);
   });

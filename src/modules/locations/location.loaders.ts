@@ -8,6 +8,9 @@ import {
   LocationRow,
   infoTypesByIds,
   infosByLocationIds,
+  locationInfosByIds,
+  locationProfilesByIds,
+  locationRatesByIds,
   locationsByIds,
   profilesByLocationIds,
   ratesByLocationIds,
@@ -91,5 +94,23 @@ export class LocationLoaders {
       (await locationsByIds(this.db, ids)).filter((l) => l.tenantId === this.tenantId),
       ids,
     );
+  });
+
+  /** Location infos by id, this tenant's only (`node(id:)`). */
+  readonly infosById = new DataLoader<number, LocationInfoRow | undefined>(async (ids) => {
+    this.beforeQuery();
+    return byId(await locationInfosByIds(this.db, this.tenantId, ids), ids);
+  });
+
+  /** Location rates by id, this tenant's only (`node(id:)`). */
+  readonly ratesById = new DataLoader<number, LocationRateRow | undefined>(async (ids) => {
+    this.beforeQuery();
+    return byId(await locationRatesByIds(this.db, this.tenantId, ids), ids);
+  });
+
+  /** Location profiles by id, this tenant's only (`node(id:)`). */
+  readonly profilesById = new DataLoader<number, LocationProfileRow | undefined>(async (ids) => {
+    this.beforeQuery();
+    return byId(await locationProfilesByIds(this.db, this.tenantId, ids), ids);
   });
 }

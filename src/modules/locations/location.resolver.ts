@@ -1,31 +1,59 @@
 import { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import {
   Arg,
+  Args,
   Authorized,
   Ctx,
   FieldResolver,
   Info,
-  Int,
   Mutation,
   Query,
   Resolver,
   Root,
 } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
+import { BadUserInputError, DomainError } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
-import { MAX_PAGE_SIZE, checkpoint, yieldingList } from '../../graphql/limits';
-import { LocationLoaders } from './location.loaders';
-import { encodeCursor } from './location.service';
-import { LocationInfoRow, LocationRow } from './location.store';
+import { checkpoint, yieldingList } from '../../graphql/limits';
+import { globalId, registerNode } from '../../graphql/node';
+import { UserError, mutationPayload } from '../../graphql/payload';
 import {
-  LocationConnectionType,
+  Connection,
+  ConnectionArgs,
+  CursorCodec,
+  connectionFromArray,
+  connectionFromRows,
+  pageRequest,
+} from '../../graphql/relay';
+import { LocationLoaders } from './location.loaders';
+import { LocationRefusal, refusalOf } from './location.service';
+import { LocationRow } from './location.store';
+import {
+  DeleteLocationPayload,
+  DeleteLocationRefusal,
+  INFO_CURSOR,
+  LOCATION_CURSOR,
+  LOCATION_NODE,
+  LocationConnection,
   LocationGqlType,
+  LocationInfoConnection,
   LocationInfoGqlType,
   LocationInfoTypeInput,
   LocationInfoTypeType,
   LocationInput,
+  LocationProfileConnection,
   LocationProfileType,
+  LocationRateConnection,
   LocationRateType,
+  PROFILE_CURSOR,
+  RATE_CURSOR,
+  UpsertLocationInfoTypePayload,
+  UpsertLocationPayload,
+  infoTypeView,
+  infoView,
+  locationView,
+  profileView,
+  rateView,
 } from './location.types';
 
 const READ = Permission.PCRF_LOCATION_READ_PERMISSION;
@@ -37,6 +65,36 @@ function loaders(ctx: GatewayContext): LocationLoaders {
     ctx.services.locations.loaders(tenantId, () => ctx.budget?.check()),
   );
 }
+
+/** The row id a location entity's global id carries, or null when the key is not one. */
+function rowKey(key: string): number | null {
+  return /^[1-9]\d{0,14}$/.test(key) ? Number(key) : null;
+}
+
+/**
+ * Registers one location entity type with `node(id:)`: key = row id, read through the caller's
+ * tenant-scoped loader (another tenant's or an unknown row → null), mapped by the same view.
+ */
+function registerLocationNode<R>(
+  typename: string,
+  load: (l: LocationLoaders, id: number) => Promise<R | undefined>,
+  view: (row: R) => object,
+): void {
+  registerNode(typename, {
+    permissions: [READ],
+    async resolve(ctx, key) {
+      const id = rowKey(key);
+      const row = id === null ? undefined : await load(loaders(ctx), id);
+      return row ? view(row) : null;
+    },
+  });
+}
+
+registerLocationNode(LOCATION_NODE.location, (l, id) => l.locations.load(id), locationView);
+registerLocationNode(LOCATION_NODE.info, (l, id) => l.infosById.load(id), infoView);
+registerLocationNode(LOCATION_NODE.rate, (l, id) => l.ratesById.load(id), rateView);
+registerLocationNode(LOCATION_NODE.profile, (l, id) => l.profilesById.load(id), profileView);
+registerLocationNode(LOCATION_NODE.infoType, (l, id) => l.infoTypes.load(id), infoTypeView);
 
 /** Names of the fields selected at `path` below the resolved field (fragments included). */
 function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
@@ -53,20 +111,27 @@ function selectedAt(info: GraphQLResolveInfo, path: readonly string[]): Set<stri
   return names;
 }
 
+/** The loader each child field (connection or legacy list) reads. */
+const CHILD_LOADERS = [
+  ['rates', 'rateList', 'rates'],
+  ['infos', 'infoList', 'infos'],
+  ['profiles', 'profileList', 'profiles'],
+] as const;
+
 /**
  * Starts loading the children a long list selects, for all its locations at once, so that
  * handing the list over chunk by chunk ({@link yieldingList}) keeps one query per child kind.
  */
 async function primeChildren(
   ctx: GatewayContext,
-  rows: readonly LocationRow[],
+  rows: readonly LocationGqlType[],
   selected: Set<string>,
 ): Promise<void> {
   if (rows.length <= 1) return;
-  const ids = rows.map((r) => r.id);
+  const ids = rows.map((r) => r.locationId);
   const l = loaders(ctx);
-  for (const kind of ['rates', 'infos', 'profiles'] as const) {
-    if (!selected.has(kind)) continue;
+  for (const [connection, list, kind] of CHILD_LOADERS) {
+    if (!selected.has(connection) && !selected.has(list)) continue;
     // loadMany never rejects: a failed load reaches the resolvers that read the same keys.
     await l[kind].loadMany(ids);
     await checkpoint(ctx);
@@ -74,10 +139,61 @@ async function primeChildren(
 }
 
 /** Awaits a child list, yields (and checks the deadline), then hands it over chunk by chunk. */
-async function childList<T>(ctx: GatewayContext, rows: Promise<T[]>): Promise<Array<T | Promise<T>>> {
-  const list = await rows;
+async function childList<R, V>(
+  ctx: GatewayContext,
+  rows: Promise<R[]>,
+  view: (row: R) => V,
+): Promise<Array<V | Promise<V>>> {
+  const list = (await rows).map(view);
   await checkpoint(ctx);
   return yieldingList(ctx, list);
+}
+
+/**
+ * A page of a location's children: the whole list is read once per request for every location
+ * of the answer (one query per child kind, batched), then paged in memory. A location's children
+ * are bounded (a roaming zone's infos are one per network of its region: hundreds), so holding
+ * the list whole is cheap and keeps the batching.
+ */
+async function childConnection<R extends { id: number }, V>(
+  ctx: GatewayContext,
+  paging: ConnectionArgs,
+  codec: CursorCodec<number>,
+  rows: Promise<R[]>,
+  view: (row: R) => V,
+): Promise<Connection<V>> {
+  const page = pageRequest(paging, codec);
+  const all = await rows;
+  await checkpoint(ctx);
+  const connection = connectionFromArray(
+    all,
+    page,
+    codec,
+    (r) => r.id,
+    (a, b) => a - b,
+  );
+  return { ...connection, edges: connection.edges.map((e) => ({ cursor: e.cursor, node: view(e.node) })) };
+}
+
+/**
+ * Runs a provisioning mutation and builds its payload ({@link mutationPayload}), with each
+ * offending field's own code ({@link refusalOf}) rather than one code for the whole refusal.
+ */
+async function provisioningPayload<R, P extends object>(
+  ctx: GatewayContext,
+  work: () => Promise<R>,
+  ok: (result: R) => P,
+): Promise<Partial<P> & { userErrors: UserError<LocationRefusal>[] }> {
+  let refused: DomainError | undefined;
+  const payload = await mutationPayload(ctx, work, ok, 'LocationUserError', (err): LocationRefusal => {
+    refused = err;
+    return LocationRefusal.INVALID_VALUE;
+  });
+  const fields = (refused?.extensions.fields as { field: string; description: string }[] | undefined) ?? [];
+  // userErrorsOf lists one entry per field, in the error's order.
+  if (fields.length === payload.userErrors.length)
+    payload.userErrors.forEach((e, i) => (e.code = refusalOf(fields[i])));
+  return payload;
 }
 
 /** Location reads and ADMIN provisioning (CONTRACT §6–7); rules in LocationService. */
@@ -85,56 +201,60 @@ async function childList<T>(ctx: GatewayContext, rows: Promise<T[]>): Promise<Ar
 export class LocationResolver {
   @Authorized(READ)
   @Query(() => [LocationGqlType], {
+    deprecationReason: 'use locations (a connection; `name` filters it the same way)',
     description:
-      'The legacy location list (GET /pcc/pcrf/locations): every location ordered by id, or the one named `name` (NOT_FOUND when absent). Needs PCRF_LOCATION_READ_PERMISSION.',
+      'The legacy location list (GET /pcc/pcrf/locations): every location ordered by id, unpaged, or the one named `name` (NOT_FOUND when absent). Needs PCRF_LOCATION_READ_PERMISSION.',
   })
   async locationList(
     @Arg('name', () => String, { nullable: true, description: 'Only the location with this name.' })
     name: string | null,
     @Ctx() ctx: GatewayContext,
     @Info() info: GraphQLResolveInfo,
-  ): Promise<Array<LocationRow | Promise<LocationRow>>> {
+  ): Promise<Array<LocationGqlType | Promise<LocationGqlType>>> {
     // An omitted nullable argument arrives as undefined.
     const rows = await ctx.services.locations.list(callerOf(ctx).tenantId, name ?? null);
     await checkpoint(ctx);
-    await primeChildren(ctx, rows, selectedAt(info, []));
+    const views = rows.map(locationView);
+    await primeChildren(ctx, views, selectedAt(info, []));
     // Thousands of locations: built a chunk per event-loop turn (src/graphql/limits.ts).
-    return yieldingList(ctx, rows);
+    return yieldingList(ctx, views);
   }
 
   @Authorized(READ)
-  @Query(() => LocationConnectionType, {
-    description: 'Locations ordered by id, a page at a time. Needs PCRF_LOCATION_READ_PERMISSION.',
+  @Query(() => LocationConnection.Connection, {
+    description:
+      "Your tenant's locations ordered by id, a page at a time (Relay: `first`/`after` forward, `last`/`before` backward). Needs PCRF_LOCATION_READ_PERMISSION.",
   })
   async locations(
-    @Arg('first', () => Int, { defaultValue: 50, description: `Page size, 1-${MAX_PAGE_SIZE}.` })
-    first: number,
-    @Arg('after', () => String, { nullable: true, description: 'Cursor of the last location already seen.' })
-    after: string | null,
-    @Arg('name', () => String, { nullable: true, description: 'Only the location with this name.' })
+    @Args() paging: ConnectionArgs,
+    @Arg('name', () => String, {
+      nullable: true,
+      description: 'Only the location with this name (a page of zero or one location).',
+    })
     name: string | null,
     @Ctx() ctx: GatewayContext,
     @Info() info: GraphQLResolveInfo,
-  ): Promise<LocationConnectionType> {
-    const page = await ctx.services.locations.page(
-      callerOf(ctx).tenantId,
-      first,
-      after ?? null,
-      name ?? null,
-    );
+  ): Promise<Connection<LocationGqlType>> {
+    const page = pageRequest(paging, LOCATION_CURSOR);
+    const read = await ctx.services.locations.page(callerOf(ctx).tenantId, page, name ?? null);
     await checkpoint(ctx);
-    await primeChildren(ctx, page.rows, selectedAt(info, ['edges', 'node']));
-    const edges = page.rows.map((node) => ({ cursor: encodeCursor(node.id), node }));
+    const connection = connectionFromRows(
+      read.rows,
+      page,
+      LOCATION_CURSOR,
+      (r: LocationRow) => r.id,
+      read.totalCount,
+    );
+    const edges = connection.edges.map((e) => ({ cursor: e.cursor, node: locationView(e.node) }));
+    await primeChildren(
+      ctx,
+      edges.map((e) => e.node),
+      selectedAt(info, ['edges', 'node']),
+    );
     return {
+      ...connection,
       // Up to 500 edges: completed a chunk per event-loop turn (src/graphql/limits.ts).
-      edges: yieldingList(ctx, edges) as LocationConnectionType['edges'],
-      pageInfo: {
-        hasNextPage: page.hasNextPage,
-        hasPreviousPage: after != null,
-        startCursor: edges[0]?.cursor ?? null,
-        endCursor: edges.at(-1)?.cursor ?? null,
-      },
-      totalCount: page.totalCount,
+      edges: yieldingList(ctx, edges) as typeof edges,
     };
   }
 
@@ -146,8 +266,9 @@ export class LocationResolver {
   async location(
     @Arg('name', () => String, { description: 'The location name.' }) name: string,
     @Ctx() ctx: GatewayContext,
-  ): Promise<LocationRow | null> {
-    return (await ctx.services.locations.find(callerOf(ctx).tenantId, name)) ?? null;
+  ): Promise<LocationGqlType | null> {
+    const row = await ctx.services.locations.find(callerOf(ctx).tenantId, name);
+    return row ? locationView(row) : null;
   }
 
   @Authorized(READ)
@@ -158,69 +279,137 @@ export class LocationResolver {
   async locationInfo(
     @Arg('name', () => String, { description: 'The location info name.' }) name: string,
     @Ctx() ctx: GatewayContext,
-  ): Promise<LocationInfoRow | null> {
-    return (await ctx.services.locations.findInfo(callerOf(ctx).tenantId, name)) ?? null;
+  ): Promise<LocationInfoGqlType | null> {
+    const row = await ctx.services.locations.findInfo(callerOf(ctx).tenantId, name);
+    return row ? infoView(row) : null;
   }
 
-  @FieldResolver(() => [LocationRateType], { description: 'The location rates, ordered by id.' })
-  rates(@Root() location: LocationRow, @Ctx() ctx: GatewayContext) {
-    return childList(ctx, loaders(ctx).rates.load(location.id));
+  @FieldResolver(() => LocationRateConnection.Connection, {
+    description: 'The location rates, ordered by id, a page at a time.',
+  })
+  rates(@Root() location: LocationGqlType, @Args() paging: ConnectionArgs, @Ctx() ctx: GatewayContext) {
+    return childConnection(ctx, paging, RATE_CURSOR, loaders(ctx).rates.load(location.locationId), rateView);
   }
 
-  @FieldResolver(() => [LocationInfoGqlType], { description: 'The location infos, ordered by id.' })
-  infos(@Root() location: LocationRow, @Ctx() ctx: GatewayContext) {
-    return childList(ctx, loaders(ctx).infos.load(location.id));
+  @FieldResolver(() => LocationInfoConnection.Connection, {
+    description:
+      'The location infos (e.g. one PLMN ID per network of a roaming zone), ordered by id, a page at a time.',
+  })
+  infos(@Root() location: LocationGqlType, @Args() paging: ConnectionArgs, @Ctx() ctx: GatewayContext) {
+    return childConnection(ctx, paging, INFO_CURSOR, loaders(ctx).infos.load(location.locationId), infoView);
   }
 
-  @FieldResolver(() => [LocationProfileType], { description: 'The location profiles, ordered by id.' })
-  profiles(@Root() location: LocationRow, @Ctx() ctx: GatewayContext) {
-    return childList(ctx, loaders(ctx).profiles.load(location.id));
+  @FieldResolver(() => LocationProfileConnection.Connection, {
+    description: 'The location profiles, ordered by id, a page at a time.',
+  })
+  profiles(@Root() location: LocationGqlType, @Args() paging: ConnectionArgs, @Ctx() ctx: GatewayContext) {
+    return childConnection(
+      ctx,
+      paging,
+      PROFILE_CURSOR,
+      loaders(ctx).profiles.load(location.locationId),
+      profileView,
+    );
+  }
+
+  @FieldResolver(() => [LocationRateType], {
+    deprecationReason: 'use rates (a connection)',
+    description: 'Every rate of the location, ordered by id, unpaged (what the legacy REST rows read).',
+  })
+  rateList(@Root() location: LocationGqlType, @Ctx() ctx: GatewayContext) {
+    return childList(ctx, loaders(ctx).rates.load(location.locationId), rateView);
+  }
+
+  @FieldResolver(() => [LocationInfoGqlType], {
+    deprecationReason: 'use infos (a connection)',
+    description: 'Every info of the location, ordered by id, unpaged (what the legacy REST rows read).',
+  })
+  infoList(@Root() location: LocationGqlType, @Ctx() ctx: GatewayContext) {
+    return childList(ctx, loaders(ctx).infos.load(location.locationId), infoView);
+  }
+
+  @FieldResolver(() => [LocationProfileType], {
+    deprecationReason: 'use profiles (a connection)',
+    description: 'Every profile of the location, ordered by id, unpaged (what the legacy REST rows read).',
+  })
+  profileList(@Root() location: LocationGqlType, @Ctx() ctx: GatewayContext) {
+    return childList(ctx, loaders(ctx).profiles.load(location.locationId), profileView);
   }
 
   @Authorized(Permission.ADMIN)
-  @Mutation(() => LocationGqlType, {
-    description: 'Creates or updates a location and its children (by name). Needs ADMIN.',
+  @Mutation(() => UpsertLocationPayload, {
+    description:
+      'Creates or updates a location and its children (by name). Refusals (bad names, duplicate child names, an unknown info type) are `userErrors`; nothing is written then. Needs ADMIN.',
   })
   upsertLocation(
     @Arg('input', () => LocationInput, { description: 'The location.' }) input: LocationInput,
     @Ctx() ctx: GatewayContext,
-  ): Promise<LocationRow> {
+  ): Promise<Partial<UpsertLocationPayload>> {
     const child = <T extends { description?: string | null }>(xs: T[] | null | undefined) =>
       xs?.map((x) => ({ ...x, description: x.description ?? null }));
-    return ctx.services.locations.upsert(callerOf(ctx).tenantId, {
-      name: input.name,
-      description: input.description ?? null,
-      rates: child(input.rates),
-      infos: child(input.infos),
-      profiles: child(input.profiles),
-    });
+    return provisioningPayload(
+      ctx,
+      () =>
+        ctx.services.locations.upsert(callerOf(ctx).tenantId, {
+          name: input.name,
+          description: input.description ?? null,
+          rates: child(input.rates),
+          infos: child(input.infos),
+          profiles: child(input.profiles),
+        }),
+      (row) => ({ location: locationView(row) }),
+    );
   }
 
   @Authorized(Permission.ADMIN)
-  @Mutation(() => Boolean, {
+  @Mutation(() => DeleteLocationPayload, {
     description:
-      'Deletes a location with its rates, infos and profiles; false when it did not exist. Needs ADMIN.',
+      'Deletes a location with its rates, infos and profiles. An unknown name is the `userErrors` code LOCATION_NOT_FOUND. Needs ADMIN.',
   })
   deleteLocation(
     @Arg('name', () => String, { description: 'The location name.' }) name: string,
     @Ctx() ctx: GatewayContext,
-  ): Promise<boolean> {
-    return ctx.services.locations.delete(callerOf(ctx).tenantId, name);
+  ): Promise<Partial<DeleteLocationPayload>> {
+    return mutationPayload(
+      ctx,
+      () => ctx.services.locations.delete(callerOf(ctx).tenantId, name),
+      (row) => ({ deletedLocationId: globalId(LOCATION_NODE.location, row.id) }),
+      'DeleteLocationUserError',
+      () => DeleteLocationRefusal.LOCATION_NOT_FOUND,
+      null,
+    );
   }
 
   @Authorized(Permission.ADMIN)
-  @Mutation(() => LocationInfoTypeType, {
-    description: 'Creates or updates a location info type (by name). Needs ADMIN.',
+  @Mutation(() => UpsertLocationInfoTypePayload, {
+    description:
+      "Creates or updates a location info type (by name). Refusals (a bad name or value, a numeric id that is not this type's) are `userErrors`. Needs ADMIN.",
   })
-  upsertLocationInfoType(
+  async upsertLocationInfoType(
     @Arg('input', () => LocationInfoTypeInput, { description: 'The type.' }) input: LocationInfoTypeInput,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return ctx.services.locations.upsertInfoType(callerOf(ctx).tenantId, {
-      id: input.id ?? undefined,
-      name: input.name,
-      value: input.value,
-    });
+  ): Promise<Partial<UpsertLocationInfoTypePayload>> {
+    const payload = await provisioningPayload(
+      ctx,
+      async () => {
+        const { id, locationInfoTypeId } = input;
+        if (id != null && locationInfoTypeId != null && id !== locationInfoTypeId)
+          throw new BadUserInputError('id and locationInfoTypeId differ', [
+            { field: 'locationInfoTypeId', description: 'must equal the deprecated id when both are given' },
+          ]);
+        return ctx.services.locations.upsertInfoType(callerOf(ctx).tenantId, {
+          id: locationInfoTypeId ?? id ?? undefined,
+          name: input.name,
+          value: input.value,
+        });
+      },
+      (row) => ({ locationInfoType: infoTypeView(row) }),
+    );
+    // The service names the numeric id `id` (the dataset's name); point at the field the caller used.
+    if (input.id == null)
+      for (const e of payload.userErrors)
+        if (e.field?.[1] === 'id') e.field = ['input', 'locationInfoTypeId'];
+    return payload;
   }
 }
 
@@ -228,16 +417,16 @@ export class LocationResolver {
 @Resolver(() => LocationInfoGqlType)
 export class LocationInfoResolver {
   @FieldResolver(() => LocationInfoTypeType, { description: 'The kind of information.' })
-  async type(@Root() info: LocationInfoRow, @Ctx() ctx: GatewayContext) {
-    const type = await loaders(ctx).infoTypes.load(info.typeId);
+  async type(@Root() info: LocationInfoGqlType, @Ctx() ctx: GatewayContext) {
+    const type = await loaders(ctx).infoTypes.load(info.typeRowId);
     await checkpoint(ctx);
-    return type;
+    return type && infoTypeView(type);
   }
 
   @FieldResolver(() => LocationGqlType, { description: 'The location this info belongs to.' })
-  async location(@Root() info: LocationInfoRow, @Ctx() ctx: GatewayContext) {
-    const location = await loaders(ctx).locations.load(info.locationId);
+  async location(@Root() info: LocationInfoGqlType, @Ctx() ctx: GatewayContext) {
+    const location = await loaders(ctx).locations.load(info.locationRowId);
     await checkpoint(ctx);
-    return location;
+    return location && locationView(location);
   }
 }

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { BadUserInputError, FieldError, NotFoundError } from '../../errors';
+import type { PageRequest } from '../../graphql/relay';
 import { LocationLoaders, ratesOfLocations } from './location.loaders';
 import {
   LocationInfoRow,
@@ -40,15 +41,43 @@ export interface InfoTypeInput {
   value: number;
 }
 
-/** One page of locations (cursor pagination by id). */
+/**
+ * One page read of locations (src/graphql/relay.ts `connectionFromRows`): up to `limit + 1` rows
+ * in the paging direction's order past the cursor, and the number of locations matching the filter.
+ */
 export interface LocationPage {
   rows: LocationRow[];
-  hasNextPage: boolean;
   totalCount: number;
 }
 
-/** Largest GraphQL page. */
-export const MAX_PAGE = 500;
+/** Why a location field was refused: what `userErrors[].code` says (see {@link refusalOf}). */
+export enum LocationRefusal {
+  /** A name, description, value or rate outside its rules. */
+  INVALID_VALUE = 'INVALID_VALUE',
+  /** Two children of one kind in the input share a name. */
+  DUPLICATE_NAME = 'DUPLICATE_NAME',
+  /** An info names a location info type the tenant does not have. */
+  UNKNOWN_LOCATION_INFO_TYPE = 'UNKNOWN_LOCATION_INFO_TYPE',
+  /** A location info type exists under this name with another numeric id. */
+  LOCATION_INFO_TYPE_ID_MISMATCH = 'LOCATION_INFO_TYPE_ID_MISMATCH',
+  /** The numeric id asked for is another location info type's. */
+  LOCATION_INFO_TYPE_ID_TAKEN = 'LOCATION_INFO_TYPE_ID_TAKEN',
+}
+
+const DUPLICATE = 'duplicates an earlier name';
+const UNKNOWN_TYPE = 'names no location info type of this tenant';
+const ID_TAKEN = 'is used by another location info type';
+const ID_MISMATCH = /^must be \d+$/;
+
+/** The refusal one offending field of a provisioning error stands for. */
+export function refusalOf(error: FieldError): LocationRefusal {
+  if (error.description === DUPLICATE) return LocationRefusal.DUPLICATE_NAME;
+  if (error.description === UNKNOWN_TYPE) return LocationRefusal.UNKNOWN_LOCATION_INFO_TYPE;
+  if (error.description === ID_TAKEN) return LocationRefusal.LOCATION_INFO_TYPE_ID_TAKEN;
+  if (error.field === 'id' && ID_MISMATCH.test(error.description))
+    return LocationRefusal.LOCATION_INFO_TYPE_ID_MISMATCH;
+  return LocationRefusal.INVALID_VALUE;
+}
 
 /** Each child kind of a location tree and its table. */
 const CHILD_TABLES = [
@@ -83,7 +112,7 @@ export function validateLocationTree(tree: LocationTree, prefix = ''): void {
     names.forEach(
       (n, i) =>
         names.indexOf(n) !== i &&
-        errors.push({ field: `${prefix}${kind}[${i}].name`, description: 'duplicates an earlier name' }),
+        errors.push({ field: `${prefix}${kind}[${i}].name`, description: DUPLICATE }),
     );
   tree.rates?.forEach((r, i) => {
     checkName(errors, `${prefix}rates[${i}].name`, r.name);
@@ -139,7 +168,7 @@ export async function upsertLocationTree(
     const type = types.get(info.type);
     if (!type)
       throw new BadUserInputError(`unknown location info type ${info.type}`, [
-        { field: `infos[${i}].type`, description: 'names no location info type of this tenant' },
+        { field: `infos[${i}].type`, description: UNKNOWN_TYPE },
       ]);
     changed =
       (await upsertInfo(db, tenantId, location.id, {
@@ -197,25 +226,11 @@ export async function upsertInfoType(
   }
   if (input.id !== undefined && (await findInfoTypeById(db, input.id))) {
     throw new BadUserInputError(`location info type id ${input.id} is taken`, [
-      { field: 'id', description: 'is used by another location info type' },
+      { field: 'id', description: ID_TAKEN },
     ]);
   }
   const id = await insertInfoType(db, { id: input.id, tenantId, name: input.name, value: input.value });
   return { type: { id, tenantId, name: input.name, value: input.value }, changed: true };
-}
-
-/** Cursor of a location: its id, opaque to clients. */
-export function encodeCursor(id: number): string {
-  return Buffer.from(`location:${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const m = /^location:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m)
-    throw new BadUserInputError('invalid cursor', [
-      { field: 'after', description: 'is not a cursor this service issued' },
-    ]);
-  return Number(m[1]);
 }
 
 /**
@@ -262,28 +277,21 @@ export class LocationService {
   }
 
   /**
-   * A page of locations ordered by id after the cursor `after`, at most `first` (1..500).
-   * @throws BadUserInputError for a bad cursor or page size.
+   * One page read of a tenant's locations in id order (Relay paging, src/graphql/relay.ts):
+   * forward, up to `limit + 1` rows with ids above `after` (and below `before`); backward, the
+   * `limit + 1` rows just below `before` (and above `after`), in descending id order. With `name`,
+   * only the location of that name (zero or one row). `totalCount` counts the filter's matches.
    */
-  async page(
-    tenantId: number,
-    first: number,
-    after: string | null,
-    name: string | null,
-  ): Promise<LocationPage> {
-    if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) {
-      throw new BadUserInputError(`first must be 1-${MAX_PAGE}`, [
-        { field: 'first', description: `must be 1-${MAX_PAGE}` },
-      ]);
-    }
-    const afterId = after === null ? undefined : decodeCursor(after);
+  async page(tenantId: number, page: PageRequest<number>, name: string | null): Promise<LocationPage> {
     const n = name ?? undefined;
-    const rows = await listLocations(this.db, tenantId, { name: n, afterId, limit: first + 1 });
-    return {
-      rows: rows.slice(0, first),
-      hasNextPage: rows.length > first,
-      totalCount: await countLocations(this.db, tenantId, n),
-    };
+    const rows = await listLocations(this.db, tenantId, {
+      name: n,
+      afterId: page.after ?? undefined,
+      beforeId: page.before ?? undefined,
+      limit: page.limit + 1,
+      descending: page.direction === 'backward',
+    });
+    return { rows, totalCount: await countLocations(this.db, tenantId, n) };
   }
 
   /** A tenant's location by name, or undefined. */
@@ -306,13 +314,19 @@ export class LocationService {
     return this.db.transaction(async (trx) => (await upsertInfoType(trx, tenantId, input)).type);
   }
 
-  /** ADMIN: deletes a location with its rates, infos and profiles; false when it did not exist. */
-  async delete(tenantId: number, name: string): Promise<boolean> {
+  /**
+   * ADMIN: deletes a location with its rates, infos and profiles; returns the deleted row.
+   * @throws NotFoundError when the tenant has no location of that name.
+   */
+  async delete(tenantId: number, name: string): Promise<LocationRow> {
     return this.db.transaction(async (trx) => {
       const loc = await findLocation(trx, tenantId, name);
-      if (!loc) return false;
+      if (!loc)
+        throw new NotFoundError(`location ${name} not found`, {
+          fields: [{ field: 'name', description: 'names no location of this tenant' }],
+        });
       await deleteLocation(trx, loc.id);
-      return true;
+      return loc;
     });
   }
 }

@@ -88,20 +88,22 @@ const toProfile = (r: Record<string, unknown>): LocationProfileRow => ({
 });
 
 /**
- * A tenant's locations ordered by id: all of them, those named `name`, or a page after
- * `afterId` of at most `limit` rows.
+ * A tenant's locations ordered by id: all of them, those named `name`, or a page of at most
+ * `limit` rows with ids above `afterId` and below `beforeId`. With `descending` the rows come in
+ * reverse id order (a backward page: the `limit` rows just before `beforeId`).
  */
 export async function listLocations(
   db: Knex,
   tenantId: number,
-  opts: { name?: string; afterId?: number; limit?: number } = {},
+  opts: { name?: string; afterId?: number; beforeId?: number; limit?: number; descending?: boolean } = {},
 ): Promise<LocationRow[]> {
   const q = db('locations')
     .select('id', 'tenant_id', 'name', 'description')
     .where({ tenant_id: tenantId })
-    .orderBy('id');
+    .orderBy('id', opts.descending ? 'desc' : 'asc');
   if (opts.name !== undefined) q.andWhere({ name: opts.name });
   if (opts.afterId !== undefined) q.andWhere('id', '>', opts.afterId);
+  if (opts.beforeId !== undefined) q.andWhere('id', '<', opts.beforeId);
   if (opts.limit !== undefined) q.limit(opts.limit);
   return (await q).map(toLocation);
 }
@@ -129,6 +131,56 @@ export async function locationsByIds(db: Knex, ids: readonly number[]): Promise<
       .select('id', 'tenant_id', 'name', 'description')
       .whereIn('id', [...ids])
   ).map(toLocation);
+}
+
+/** A tenant's location infos by id (DataLoader batch for `node(id:)`); other tenants' ids are absent. */
+export async function locationInfosByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<LocationInfoRow[]> {
+  return (
+    await db('location_infos')
+      .select('id', 'tenant_id', 'location_id', 'type_id', 'name', 'description', 'value')
+      .where({ tenant_id: tenantId })
+      .whereIn('id', [...ids])
+  ).map(toInfo);
+}
+
+/**
+ * A tenant's location rates by id (DataLoader batch for `node(id:)`), through their location's
+ * tenant; other tenants' ids are absent.
+ */
+export async function locationRatesByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<LocationRateRow[]> {
+  return (
+    await db('location_rates as r')
+      .join('locations as l', 'l.id', 'r.location_id')
+      .select('r.id', 'r.location_id', 'r.name', 'r.description', 'r.location_rate')
+      .where('l.tenant_id', tenantId)
+      .whereIn('r.id', [...ids])
+  ).map(toRate);
+}
+
+/**
+ * A tenant's location profiles by id (DataLoader batch for `node(id:)`), through their
+ * location's tenant; other tenants' ids are absent.
+ */
+export async function locationProfilesByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<LocationProfileRow[]> {
+  return (
+    await db('location_profiles as p')
+      .join('locations as l', 'l.id', 'p.location_id')
+      .select('p.id', 'p.location_id', 'p.name', 'p.description')
+      .where('l.tenant_id', tenantId)
+      .whereIn('p.id', [...ids])
+  ).map(toProfile);
 }
 
 /** Rates of the given locations (DataLoader batch), ordered by id. */
