@@ -5,6 +5,7 @@ import {
   GraphQLError,
   GraphQLSchema,
   getNullableType,
+  getVariableValues,
   isListType,
   isObjectType,
 } from 'graphql';
@@ -88,6 +89,11 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'Query.nodes': 500,
   /** At most 100 entries per bulk add (the service refuses more). */
   'Mutation.addGroupMembers': 100,
+  /** A token mutation's refusals: one per offending argument, each with a path of one or two names. */
+  'IssueTokenPayload.userErrors': 2,
+  'IssueTokenUserError.field': 2,
+  'RevokeTokenPayload.userErrors': 1,
+  'RevokeTokenUserError.field': 2,
 };
 
 /**
@@ -340,7 +346,16 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
       const budget = new ExecutionBudget(opts.timeoutMs);
       contextValue.budget = budget;
       return {
-        async didResolveOperation({ request, document, schema, operationName }) {
+        async didResolveOperation({ request, document, schema, operationName, operation }) {
+          // Variables are coerced when the operation executes, after this hook: a value a scalar
+          // refuses (an MSISDN that is not one) is left to that coercion, which answers
+          // BAD_USER_INPUT and runs nothing, rather than read here as a cost failure.
+          const coerced = getVariableValues(
+            schema,
+            operation?.variableDefinitions ?? [],
+            request.variables ?? {},
+          );
+          if (coerced.errors) return;
           let result: OperationCost;
           try {
             result = operationCost(schema, document, request.variables, operationName ?? undefined, {
