@@ -162,7 +162,7 @@ export class DonationCdrFieldsType {
     nullable: true,
     description: "Deduct and rollback steps: the plan's unit metering type.",
   })
-  deductQuotaType!: string | null;
+  deductQuotaType!: QuotaUnit | null;
   @Field(() => SafeIntScalar, {
     nullable: true,
     description:
@@ -176,7 +176,7 @@ export class DonationCdrFieldsType {
   })
   deductedAmount!: number | null;
   @Field(() => QuotaUnit, { nullable: true, description: "Add step: the plan's unit metering type." })
-  addQuotaType!: string | null;
+  addQuotaType!: QuotaUnit | null;
   @Field(() => SafeIntScalar, {
     nullable: true,
     description: 'Add step: the requested quota (share of 10^7, or an amount).',
