@@ -319,7 +319,10 @@ export class CdrType {
   transactionType!: number;
   @Field(() => String, { description: 'Tenant ID: the tenant name.' })
   tenantId!: string;
-  @Field(() => String, { description: 'When it was generated, ISO-8601 UTC with milliseconds.' })
+  @Field(() => String, {
+    description: 'When it was generated, ISO-8601 UTC with milliseconds.',
+    deprecationReason: 'use `generatedAt` (the same instant as a DateTime)',
+  })
   generated!: string;
   @Field(() => DateTimeScalar, { description: 'When it was generated (the same instant as `generated`).' })
   generatedAt!: Date;
