@@ -172,7 +172,7 @@ async function main() {
         method: 'POST',
         headers: json,
         body: JSON.stringify({
-          query: 'query I($t: String) { introspectToken(token: $t) { active clientId expiry } }',
+          query: 'query I($t: String!) { introspectToken(token: $t) { active clientId expiry } }',
           variables: { t: first.access_token },
         }),
       },

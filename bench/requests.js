@@ -29,7 +29,7 @@ const judgeJson = (judge) => (body) => {
 const dataOf = (j, field) => (j && !j.errors && j.data ? j.data[field] : undefined);
 
 const INTROSPECT_QUERY =
-  'query IntrospectToken($token: String) { introspectToken(token: $token) { active clientId expiry } }';
+  'query IntrospectToken($token: String!) { introspectToken(token: $token) { active clientId expiry } }';
 const RATING_MUTATION =
   'mutation Charging($input: RatingRequestInput!) { processRating(input: $input) { returnCode } }';
 

@@ -1,5 +1,7 @@
 import { ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { DocumentNode, GraphQLError, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import { assertTenantHeader } from '../auth/tenant';
+import { ForbiddenError } from '../errors';
 import { GatewayContext } from './context';
 
 /** `www-authenticate` challenge sent with every 401 (CONTRACT §2). */
@@ -42,7 +44,8 @@ function httpError(
  * Credentials and tenant rule for `/graphql` (CONTRACT §2): every operation needs valid Basic
  * credentials (401 with `www-authenticate` otherwise), except pure schema introspection
  * without credentials while the sandbox is enabled; a `tenant` header, when sent, must name
- * the client's tenant (403).
+ * the client's tenant (403; the rule itself is src/auth/tenant.ts, shared with the REST rows and
+ * graphql-ws connections).
  */
 export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<GatewayContext> {
   return {
@@ -62,9 +65,11 @@ export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<G
               ['www-authenticate', BASIC_CHALLENGE],
             ]);
           }
-          const tenant = contextValue.tenantHeader;
-          if (tenant !== undefined && tenant !== auth.client.tenantName) {
-            throw httpError('tenant header does not name your tenant', 'FORBIDDEN', 403);
+          try {
+            assertTenantHeader(contextValue.tenantHeader, auth.client);
+          } catch (err) {
+            if (err instanceof ForbiddenError) throw httpError(err.message, 'FORBIDDEN', 403);
+            throw err;
           }
         },
       };

@@ -102,6 +102,11 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'AdjustBalanceUserError.field': 3,
   /** At most 100 entries per bulk add (the service refuses more). */
   'Mutation.addGroupMembers': 100,
+  /** A token mutation's refusals: one per offending argument, each with a path of one or two names. */
+  'IssueTokenPayload.userErrors': 2,
+  'IssueTokenUserError.field': 2,
+  'RevokeTokenPayload.userErrors': 1,
+  'RevokeTokenUserError.field': 2,
 };
 
 /**

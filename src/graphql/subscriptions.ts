@@ -7,6 +7,7 @@ import {
   GraphQLSchema,
   ValidationRule,
   getOperationAST,
+  getVariableValues,
   parse,
   specifiedRules,
   validate,
@@ -14,8 +15,9 @@ import {
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { AuthResult } from '../auth/authenticate';
+import { assertTenantHeader } from '../auth/tenant';
 import { Config } from '../config';
-import { ServiceUnavailableError, TooManyRequestsError } from '../errors';
+import { ForbiddenError, ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { Logger } from '../logger';
 import { BODY_LIMIT_BYTES } from '../rest/body';
 import { Services } from '../services';
@@ -50,8 +52,23 @@ interface ConnectionState extends Record<PropertyKey, unknown> {
   tenantHeader?: string;
 }
 
+/** graphql-ws close code for a refused connection (Forbidden), as HTTP's 403. */
+const FORBIDDEN = 4403;
+
 /** WebSocket close code for "try again later" (RFC 6455 registry: 1013). */
 const TRY_AGAIN_LATER = 1013;
+
+/** `err` with `extensions.code` set to `code` (GraphQL's own request errors carry none). */
+function coded(err: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(err.message, {
+    nodes: err.nodes,
+    source: err.source,
+    positions: err.positions,
+    path: err.path,
+    originalError: err.originalError,
+    extensions: { ...err.extensions, code },
+  });
+}
 
 /** A string connection parameter, or undefined. */
 function param(
@@ -83,9 +100,11 @@ function clientAddress(request: http.IncomingMessage, trustProxy: boolean): stri
  *
  * Authentication happens once, at `connection_init`: its payload (connectionParams) carries the
  * same credentials the HTTP API reads from headers, `authorization` (or `authorisation`) with an
- * HTTP Basic value, and optionally `tenant`. Missing or bad credentials close the connection with
- * 4403 (Forbidden); too many failed logins with 4429; a database that cannot check them with 1013
- * (try again later). Each subscription then runs the `@Authorized` permission check of its field.
+ * HTTP Basic value, and optionally `tenant`. Missing or bad credentials, or a `tenant` naming
+ * another tenant than the client's (the rule of src/auth/tenant.ts, which HTTP answers with 403),
+ * close the connection with 4403 (Forbidden); too many failed logins with 4429; a database that
+ * cannot check them with 1013 (try again later). Each subscription then runs the `@Authorized`
+ * permission check of its field, and names a subscriber of the caller's tenant.
  */
 export function startSubscriptionServer(
   server: http.Server,
@@ -121,8 +140,17 @@ export function startSubscriptionServer(
           throw err;
         }
         if (auth.status !== 'ok') return false;
+        const tenant = param(params, 'tenant');
+        try {
+          assertTenantHeader(tenant, auth.client);
+        } catch (err) {
+          if (!(err instanceof ForbiddenError)) throw err;
+          // As HTTP answers 403: the connection is refused before any subscription runs.
+          ctx.extra.socket.close(FORBIDDEN, `Forbidden: ${err.message}`);
+          return false;
+        }
         ctx.extra.auth = auth;
-        ctx.extra.tenantHeader = param(params, 'tenant');
+        ctx.extra.tenantHeader = tenant;
         return true;
       },
       onSubscribe: (ctx, _id, payload) => {
@@ -130,10 +158,12 @@ export function startSubscriptionServer(
         try {
           document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
         } catch (err) {
-          return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+          return [
+            coded(err instanceof GraphQLError ? err : new GraphQLError(String(err)), 'GRAPHQL_PARSE_FAILED'),
+          ];
         }
         const errors = validate(schema, document, rules);
-        if (errors.length) return errors;
+        if (errors.length) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
         const operation = getOperationAST(document, payload.operationName ?? undefined);
         if (!operation) return [new GraphQLError('the document must name one operation to run')];
         if (operation.operation !== 'subscription')
@@ -143,6 +173,14 @@ export function startSubscriptionServer(
               { extensions: { code: 'BAD_REQUEST' } },
             ),
           ];
+        // Variables are coerced here, before any resolver, as Apollo does over HTTP: a malformed
+        // value (an MSISDN that is not one) is BAD_USER_INPUT, not an internal error.
+        const coerced = getVariableValues(
+          schema,
+          operation.variableDefinitions ?? [],
+          payload.variables ?? {},
+        );
+        if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
         const auth = ctx.extra.auth!;
         const contextValue: GatewayContext = {
           requestId: randomUUID(),

@@ -1,6 +1,7 @@
 import { OAuthRequestError } from '../errors';
 import { OAUTH2_PATHS, oauth2Param } from './oauth2';
 import { RestRoute, RouteDoc, defineRoute } from './route';
+import { issueTokenVariables, tokenVariable } from './token-input';
 import { MSISDN, MSISDN_IN, integer, named, object, text } from './schemas';
 
 const TOKEN_PARAM = text('a token issued by this service');
@@ -34,7 +35,7 @@ const oauth2Doc = (doc: Omit<RouteDoc, 'tag'>): RouteDoc => ({
  * token is the same kind of token. 200 `{"access_token","token_type":"Bearer","expires_in"}`.
  * No scopes are defined: a non-empty `scope` is `invalid_scope` (RFC 6749 §5.2).
  */
-const oauth2Token = defineRoute<{ issueToken: { accessToken: string; expiresIn: number } }>({
+const oauth2Token = defineRoute<{ issueToken: { token: { accessToken: string; expiresIn: number } } }>({
   method: 'POST',
   path: OAUTH2_PATHS.token,
   doc: oauth2Doc({
@@ -74,18 +75,21 @@ const oauth2Token = defineRoute<{ issueToken: { accessToken: string; expiresIn: 
   tenantHeader: 'optional',
   noStore: true,
   parameterNames: { client_id: 'msisdn' },
-  document: `mutation OAuth2Token($grantType: String, $msisdn: String) {
-    issueToken(grantType: $grantType, clientId: $msisdn) { accessToken expiresIn }
+  document: `mutation OAuth2Token($grantType: GrantType!, $msisdn: MSISDN!) {
+    issueToken(grantType: $grantType, clientId: $msisdn) { token { accessToken expiresIn } }
   }`,
+  // Wrong JSON types, then the scope, then the legacy token request checks (`client_id` is
+  // named `msisdn` in the answers, see parameterNames).
   variables: ({ body }) => {
     const grantType = oauth2Param(body, 'grant_type');
     const msisdn = oauth2Param(body, 'msisdn');
     if (oauth2Param(body, 'scope') !== null) {
       throw new OAuthRequestError('invalid_scope', 'no scopes are defined: omit scope', ['scope']);
     }
-    return { grantType, msisdn };
+    const v = issueTokenVariables(grantType, msisdn);
+    return { grantType: v.grantType, msisdn: v.clientId };
   },
-  result: ({ issueToken: t }) => ({
+  result: ({ issueToken: { token: t } }) => ({
     status: 200,
     body: { access_token: t.accessToken, token_type: 'Bearer', expires_in: t.expiresIn },
   }),
@@ -150,10 +154,10 @@ const oauth2Introspect = defineRoute<{
   style: 'oauth2',
   tenantHeader: 'optional',
   noStore: true,
-  document: `query OAuth2Introspect($token: String) {
+  document: `query OAuth2Introspect($token: String!) {
     introspectToken(token: $token) { active clientId expiry issuedAt issuedBy }
   }`,
-  variables: ({ body }) => ({ token: oauth2Param(body, 'token') }),
+  variables: ({ body }) => ({ token: tokenVariable(oauth2Param(body, 'token')) }),
   result: ({ introspectToken: r }) => ({
     status: 200,
     body: r.active
@@ -176,7 +180,7 @@ const oauth2Introspect = defineRoute<{
  * the token was live, already revoked, expired or unknown (RFC 7009 §2.2). `token_type_hint` is
  * ignored.
  */
-const oauth2Revoke = defineRoute<{ revokeToken: boolean }>({
+const oauth2Revoke = defineRoute<{ revokeToken: { revoked: boolean } }>({
   method: 'POST',
   path: OAUTH2_PATHS.revocation,
   doc: oauth2Doc({
@@ -198,8 +202,8 @@ const oauth2Revoke = defineRoute<{ revokeToken: boolean }>({
   style: 'oauth2',
   tenantHeader: 'optional',
   noStore: true,
-  document: `mutation OAuth2Revoke($token: String) { revokeToken(token: $token) }`,
-  variables: ({ body }) => ({ token: oauth2Param(body, 'token') }),
+  document: `mutation OAuth2Revoke($token: String!) { revokeToken(token: $token) { revoked } }`,
+  variables: ({ body }) => ({ token: tokenVariable(oauth2Param(body, 'token')) }),
   result: () => ({ status: 200, body: {} }),
 });
 

@@ -14,7 +14,6 @@ import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
 import { Logger } from '../logger';
 import {
-  BadUserInputError,
   ForbiddenError,
   ServiceUnavailableError,
   TooManyRequestsError,
@@ -23,6 +22,7 @@ import {
 } from '../errors';
 import { IDEMPOTENCY_KEY_RULE, parseIdempotencyKeyHeader } from '../lib/idempotency-key';
 import { AuthResult } from '../auth/authenticate';
+import { assertTenantHeader } from '../auth/tenant';
 import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
@@ -161,15 +161,7 @@ function sendAnswer(
 /** Transport rules checked before the operation runs (CONTRACT §2). */
 function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayContext): void {
   if (gctx.auth.status !== 'ok') throw new UnauthenticatedError();
-  const tenant = gctx.tenantHeader;
-  if (tenant === undefined && route.tenantHeader === 'required') {
-    throw new BadUserInputError('tenant header is required', [
-      { field: 'tenant', description: 'required header' },
-    ]);
-  }
-  if (tenant !== undefined && tenant !== gctx.auth.client.tenantName) {
-    throw new ForbiddenError('tenant header does not name your tenant');
-  }
+  assertTenantHeader(gctx.tenantHeader, gctx.auth.client, route.tenantHeader === 'required');
   const needed = route.permissionHeader;
   if (needed) {
     if (!headerList(ctx.get('permissions')).includes(needed))

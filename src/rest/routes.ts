@@ -5,6 +5,7 @@ import { OAUTH2_ROUTES } from './oauth2.routes';
 import { RestRoute, defineRoute, optionalString } from './route';
 import { MSISDN, MSISDN_IN, integer, named, object, text } from './schemas';
 import { SQS_ROUTES } from './sqs.routes';
+import { issueTokenVariables, tokenVariable } from './token-input';
 
 const TOKEN = named(
   'Token',
@@ -26,58 +27,59 @@ const INTROSPECTION = named('TokenIntrospection', {
 });
 
 /** POST /token (CONTRACT §3, spec 4.1): 201 with the OAuth token body. */
-const issueToken = defineRoute<{ issueToken: { accessToken: string; tokenType: string; expiresIn: number } }>(
-  {
-    method: 'POST',
-    path: '/token',
-    doc: {
-      operationId: 'issueToken',
-      tag: 'tokens',
-      summary: 'Issue a captive-portal token for a subscriber',
-      description: "Needs the `TOKEN_ISSUE` grant. The token belongs to the client's tenant (CONTRACT §3).",
-      request: {
-        schema: object({
-          grant_type: { type: 'string', const: 'client_credentials' },
-          client_id: MSISDN_IN,
-        }),
-        example: { grant_type: 'client_credentials', client_id: '353871234567' },
-      },
-      responses: {
-        201: {
-          description: 'issued',
-          schema: TOKEN,
-          example: {
-            access_token: 'Jq3V0y0dUQ2l1bXpRk0ZlVh4W1hZ3lqXz8n0bGkQm4',
-            token_type: 'bearer',
-            expires_in: 3600,
-          },
+const issueToken = defineRoute<{
+  issueToken: { token: { accessToken: string; tokenType: string; expiresIn: number } };
+}>({
+  method: 'POST',
+  path: '/token',
+  doc: {
+    operationId: 'issueToken',
+    tag: 'tokens',
+    summary: 'Issue a captive-portal token for a subscriber',
+    description: "Needs the `TOKEN_ISSUE` grant. The token belongs to the client's tenant (CONTRACT §3).",
+    request: {
+      schema: object({
+        grant_type: { type: 'string', const: 'client_credentials' },
+        client_id: MSISDN_IN,
+      }),
+      example: { grant_type: 'client_credentials', client_id: '353871234567' },
+    },
+    responses: {
+      201: {
+        description: 'issued',
+        schema: TOKEN,
+        example: {
+          access_token: 'Jq3V0y0dUQ2l1bXpRk0ZlVh4W1hZ3lqXz8n0bGkQm4',
+          token_type: 'bearer',
+          expires_in: 3600,
         },
-        400: {
-          description:
-            '`invalid_request`: `grant_type` or `client_id` missing, null or empty (published description `[client_id cannot be null, grant_type cannot be null]` naming only those), or `client_id` not an MSISDN; `unsupported_grant_type`: another grant',
-          example: {
-            error: 'invalid_request',
-            error_description: '[client_id cannot be null, grant_type cannot be null]',
-          },
+      },
+      400: {
+        description:
+          '`invalid_request`: `grant_type` or `client_id` missing, null or empty (published description `[client_id cannot be null, grant_type cannot be null]` naming only those), or `client_id` not an MSISDN; `unsupported_grant_type`: another grant',
+        example: {
+          error: 'invalid_request',
+          error_description: '[client_id cannot be null, grant_type cannot be null]',
         },
       },
     },
-    style: 'oauth',
-    tenantHeader: 'optional',
-    noStore: true,
-    document: `mutation IssueToken($grantType: String, $clientId: String) {
-    issueToken(grantType: $grantType, clientId: $clientId) { accessToken tokenType expiresIn }
-  }`,
-    variables: ({ body }) => ({
-      grantType: optionalString(body, 'grant_type'),
-      clientId: optionalString(body, 'client_id'),
-    }),
-    result: ({ issueToken: t }) => ({
-      status: 201,
-      body: { access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn },
-    }),
   },
-);
+  style: 'oauth',
+  tenantHeader: 'optional',
+  noStore: true,
+  document: `mutation IssueToken($grantType: GrantType!, $clientId: MSISDN!) {
+    issueToken(grantType: $grantType, clientId: $clientId) { token { accessToken tokenType expiresIn } }
+  }`,
+  // Wrong JSON types first (400 naming the field), then the legacy null and value checks.
+  variables: ({ body }) => {
+    const grantType = optionalString(body, 'grant_type');
+    return issueTokenVariables(grantType, optionalString(body, 'client_id'));
+  },
+  result: ({ issueToken: { token: t } }) => ({
+    status: 201,
+    body: { access_token: t.accessToken, token_type: t.tokenType, expires_in: t.expiresIn },
+  }),
+});
 
 /** POST /token/introspect (CONTRACT §3, spec 4.2): 200 `{active}` or `{active, client_id, expiry}`. */
 const introspectToken = defineRoute<{
@@ -107,13 +109,13 @@ const introspectToken = defineRoute<{
   style: 'oauth',
   tenantHeader: 'optional',
   noStore: true,
-  document: `query IntrospectToken($token: String) {
+  document: `query IntrospectToken($token: String!) {
     introspectToken(token: $token) { active clientId expiry }
   }`,
-  variables: ({ body }) => ({ token: optionalString(body, 'token') }),
+  variables: ({ body }) => ({ token: tokenVariable(optionalString(body, 'token')) }),
   // The busiest row answers without GraphQL execution, through the resolver's own function.
   resolve: (gctx, { token }) =>
-    introspectTokenField(gctx, token as string | null).then((introspectToken) => ({ introspectToken })),
+    introspectTokenField(gctx, token as string).then((introspectToken) => ({ introspectToken })),
   result: ({ introspectToken: r }) => ({
     status: 200,
     body: r.active ? { active: true, client_id: r.clientId, expiry: r.expiry } : { active: false },

@@ -142,11 +142,11 @@ describe('donation CDRs (service ID 96)', () => {
       planDefinitionMaxRecipients: 80,
     });
     expect(rows[4].donation).toMatchObject({
-      deductQuotaType: 'volume',
+      deductQuotaType: 'VOLUME',
       deductQuotaValue: 40,
       deductedAmount: 40,
     });
-    expect(rows[5].donation).toMatchObject({ addQuotaType: 'volume', addQuotaValue: 40, addedAmount: 0 });
+    expect(rows[5].donation).toMatchObject({ addQuotaType: 'VOLUME', addQuotaValue: 40, addedAmount: 0 });
     expect(rows[6].donation).toMatchObject({ deductQuotaValue: 40, deductedAmount: 40 });
     // The ledger: Σ deducted − Σ rolled back = Σ added = what left the donor plan.
     const sum = (tx: number, key: string) =>

@@ -202,7 +202,7 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
         const result = await runQuery(
           page,
           'subscription { balanceChanged(msisdn: "353871234567") { kind amount balance } }',
-          'adjustment',
+          'ADJUSTMENT',
           async () => {
             const deadline = Date.now() + 30_000;
             while (app.app.services.events.subscriptionCount < 1) {
@@ -220,7 +220,7 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
           },
         );
         expect(JSON.parse(result)).toEqual({
-          data: { balanceChanged: { kind: 'adjustment', amount: '2.50', balance: '12.50' } },
+          data: { balanceChanged: { kind: 'ADJUSTMENT', amount: '2.50', balance: '12.50' } },
         });
       } finally {
         await context.close();

@@ -26,16 +26,20 @@ describe('/graphql (CONTRACT §2, §7)', () => {
 
   it('issues, introspects and revokes a token', async () => {
     const issued = await gql(
-      'mutation { issueToken(grantType: "client_credentials", clientId: "+353871234567") { accessToken tokenType expiresIn } }',
+      'mutation { issueToken(grantType: CLIENT_CREDENTIALS, clientId: "+353871234567") { token { accessToken tokenType expiresIn } userErrors { code } } }',
       { as: 'portal' },
     );
     expect(issued.status).toBe(200);
-    const t = (
-      issued.json().data as { issueToken: { accessToken: string; tokenType: string; expiresIn: number } }
+    const payload = (
+      issued.json().data as {
+        issueToken: { token: { accessToken: string; tokenType: string; expiresIn: number }; userErrors: [] };
+      }
     ).issueToken;
+    expect(payload.userErrors).toEqual([]);
+    const t = payload.token;
     expect(t.tokenType).toBe('bearer');
     expect(t.expiresIn).toBe(3600);
-    const q = 'query($t: String) { introspectToken(token: $t) { active clientId expiry } }';
+    const q = 'query($t: String!) { introspectToken(token: $t) { active clientId expiry } }';
     const active = await gql(q, { as: 'portal', variables: { t: t.accessToken } });
     expect(active.json().data).toEqual({
       introspectToken: {
@@ -44,27 +48,34 @@ describe('/graphql (CONTRACT §2, §7)', () => {
         expiry: Math.floor(app.clock.ms / 1000) + 3600,
       },
     });
-    const revoked = await gql('mutation($t: String) { revokeToken(token: $t) }', {
-      as: 'portal',
-      variables: { t: t.accessToken },
-    });
-    expect(revoked.json().data).toEqual({ revokeToken: true });
+    const revoked = await gql(
+      'mutation($t: String!) { revokeToken(token: $t) { revoked userErrors { code } } }',
+      {
+        as: 'portal',
+        variables: { t: t.accessToken },
+      },
+    );
+    expect(revoked.json().data).toEqual({ revokeToken: { revoked: true, userErrors: [] } });
     const after = await gql(q, { as: 'portal', variables: { t: t.accessToken } });
     expect(after.json().data).toEqual({ introspectToken: { active: false, clientId: null, expiry: null } });
   });
 
-  it('reports token request errors as BAD_USER_INPUT with the OAuth facts', async () => {
-    const res = await gql('mutation { issueToken(clientId: "353871234567") { accessToken } }', {
-      as: 'portal',
-    });
-    const err = (res.json().errors as { message: string; extensions: Record<string, unknown> }[])[0];
-    expect(err.message).toBe('[grant_type cannot be null]');
-    expect(err.extensions).toEqual({
-      code: 'BAD_USER_INPUT',
-      fields: [{ field: 'grant_type', description: '[grant_type cannot be null]' }],
-      error: 'invalid_request',
-      error_description: '[grant_type cannot be null]',
-    });
+  it('token arguments are non-null and typed: a missing or malformed one is refused before any resolver', async () => {
+    const before = await app.tdb.db('tokens').count({ n: '*' }).first();
+    for (const query of [
+      'mutation { issueToken(clientId: "353871234567") { token { accessToken } } }',
+      'mutation { issueToken(grantType: CLIENT_CREDENTIALS, clientId: "12ab") { token { accessToken } } }',
+      'mutation { issueToken(grantType: "client_credentials", clientId: "353871234567") { token { accessToken } } }',
+      '{ introspectToken { active } }',
+      'mutation { revokeToken { revoked } }',
+    ]) {
+      const res = await gql(query, { as: 'admin' });
+      expect(res.status).toBe(400);
+      expect((res.json().errors as { extensions: { code: string } }[])[0].extensions.code).toMatch(
+        /^(GRAPHQL_VALIDATION_FAILED|BAD_USER_INPUT)$/,
+      );
+    }
+    expect(await app.tdb.db('tokens').count({ n: '*' }).first()).toEqual(before);
   });
 
   it('401 UNAUTHENTICATED with www-authenticate without or with bad credentials', async () => {

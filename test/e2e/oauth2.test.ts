@@ -366,9 +366,9 @@ describe('Standard OAuth 2.0 endpoints (RFC 6749 §4.4, 7662, 7009, 8414) over H
       const t = await token();
       const gql = await app.request('POST', '/graphql', {
         as: 'portal',
-        body: { query: 'mutation($t: String) { revokeToken(token: $t) }', variables: { t } },
+        body: { query: 'mutation($t: String!) { revokeToken(token: $t) { revoked } }', variables: { t } },
       });
-      expect(gql.json()).toEqual({ data: { revokeToken: true } });
+      expect(gql.json()).toEqual({ data: { revokeToken: { revoked: true } } });
       expect(await introspect(t)).toEqual({ active: false });
     });
 

@@ -105,12 +105,12 @@ describe('access log, secrets kept out of logs, business metrics (issue 13 parts
         as: 'portal',
         body: {
           query:
-            'mutation { issueToken(grantType: "client_credentials", clientId: "353871234567") { accessToken } }',
+            'mutation { issueToken(grantType: CLIENT_CREDENTIALS, clientId: "353871234567") { token { accessToken } } }',
         },
       }),
     );
-    const graphqlToken = (graphql.json().data as { issueToken: { accessToken: string } }).issueToken
-      .accessToken;
+    const graphqlToken = (graphql.json().data as { issueToken: { token: { accessToken: string } } })
+      .issueToken.token.accessToken;
     secrets.push(legacyToken, oauth2Token, graphqlToken);
 
     const rating = await go(

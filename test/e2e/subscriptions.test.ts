@@ -1,10 +1,10 @@
-import { Client, FormattedExecutionResult, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import { Client } from 'graphql-ws';
 import { Dataset } from '../../src/dataset/dataset.schema';
 import { recordEvent } from '../../src/modules/events/outbox.store';
 import { TestApp, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { basic } from '../helpers/fixtures';
+import { subscribe, subscribed, wsClient } from '../helpers/graphql-ws';
 import { DONOR, PLAN, R, SQS_AUTH, sharingDataset, sqsClient } from '../helpers/sharing';
 
 /**
@@ -16,96 +16,24 @@ import { DONOR, PLAN, R, SQS_AUTH, sharingDataset, sqsClient } from '../helpers/
 const SUBSCRIBER = '353871234567';
 const CRS_AUTH = basic('crs', 'crs-password');
 
-/** Sharing fixture plus the charging catalogue, its subscriber and its `crs` client. */
+/**
+ * Sharing fixture plus the charging catalogue, its subscriber and its `crs` client; the rival
+ * tenant has a subscriber with the same MSISDN (a subscription names a subscriber of its tenant).
+ */
 function dataset(): Dataset {
   const ds = sharingDataset();
   const charging = chargingDataset();
   ds.ratings = charging.ratings;
-  ds.subscribers!.push(charging.subscribers!.find((s) => s.msisdn === SUBSCRIBER)!);
+  const subscriber = charging.subscribers!.find((s) => s.msisdn === SUBSCRIBER)!;
+  ds.subscribers!.push(subscriber, { ...subscriber, tenant: 'rival' });
   ds.clients!.push(charging.clients!.find((c) => c.username === 'crs')!);
   return ds;
 }
 
-/** A subscription's results as they arrive, and its end. */
-interface Received {
-  results: FormattedExecutionResult[];
-  ended: Promise<void>;
-  /** Resolves with the results once there are `n` of them (rejects after `ms`). */
-  waitFor(n: number, ms?: number): Promise<FormattedExecutionResult[]>;
-  stop(): void;
-}
-
-function subscribe(client: Client, query: string, variables: Record<string, unknown>): Received {
-  // graphql-ws types the sink by the operation's result shape; these tests read it as plain data.
-  const results: FormattedExecutionResult[] = [];
-  const waiters: (() => void)[] = [];
-  let stop!: () => void;
-  const ended = new Promise<void>((resolve, reject) => {
-    stop = client.subscribe(
-      { query, variables },
-      {
-        next: (r) => {
-          results.push(r as FormattedExecutionResult);
-          for (const w of waiters.splice(0)) w();
-        },
-        error: (e) => reject(e instanceof Error ? e : new Error(JSON.stringify(e))),
-        complete: () => resolve(),
-      },
-    );
-  });
-  ended.catch(() => undefined);
-  return {
-    results,
-    ended,
-    stop,
-    waitFor: async (n, ms = 10_000) => {
-      const deadline = Date.now() + ms;
-      while (results.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} results, got ${JSON.stringify(results)}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
-      return results;
-    },
-  };
-}
-
-/** A graphql-ws client of `app` with `authorization` in its connection_init payload. */
-function wsClient(
-  app: TestApp,
-  authorization: string | undefined,
-  closes: { code: number; reason: string }[] = [],
-) {
-  return createClient({
-    url: `${app.url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: authorization ? { authorization } : {},
-    retryAttempts: 0,
-    lazy: true,
-    on: {
-      closed: (e) => {
-        const ev = e as { code: number; reason: string };
-        closes.push({ code: ev.code, reason: ev.reason });
-      },
-    },
-  });
-}
-
-/** Waits until `app`'s feed counts `n` open subscriptions (so later commits are delivered). */
-async function subscribed(app: TestApp, n: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (app.app.services.events.subscriptionCount < n) {
-    if (Date.now() > deadline) throw new Error('subscription not registered');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const BALANCE = `subscription ($msisdn: String!) {
+const BALANCE = `subscription ($msisdn: MSISDN!) {
   balanceChanged(msisdn: $msisdn) { eventId kind operationId msisdn amount balance currency occurredAt }
 }`;
-const QUOTA = `subscription ($msisdn: String!) {
+const QUOTA = `subscription ($msisdn: MSISDN!) {
   quotaReceived(msisdn: $msisdn) {
     eventId donationId recipient donor amount unit planName planDefinitionId donorPlanId occurredAt
   }
@@ -141,7 +69,7 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
 
   it('a subscription on one instance receives the balance change of a charge made through the other', async () => {
     const acme = subscribe(client(a, CRS_AUTH), BALANCE, { msisdn: `+${SUBSCRIBER}` });
-    // Another tenant's client watching the same MSISDN must see nothing of acme's.
+    // Another tenant's client watching its own subscriber of the same MSISDN sees nothing of acme's.
     const rival = subscribe(client(a, basic('rival-admin')), BALANCE, { msisdn: SUBSCRIBER });
     await subscribed(a, 2);
     const body = ratingBody();
@@ -161,7 +89,7 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     });
     const balance = (after.json().data as { subscriber: { balance: string; currency: string } }).subscriber;
     expect(change).toMatchObject({
-      kind: 'charge',
+      kind: 'CHARGE',
       operationId: (body.ratingParams as { operationId: string }).operationId,
       msisdn: SUBSCRIBER,
       balance: balance.balance,
@@ -184,7 +112,7 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     expect(refunded.json().returnCode).toBe(0);
     const [, second] = await acme.waitFor(2);
     expect(second.data!.balanceChanged).toMatchObject({
-      kind: 'refund',
+      kind: 'REFUND',
       msisdn: SUBSCRIBER,
       amount: change.amount,
     });
@@ -212,9 +140,9 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
       recipient: R(0),
       donor: DONOR,
       amount: 250,
-      unit: 'volume',
+      unit: 'VOLUME',
       planName: 'Gift 1000',
-      donorPlanId: String(PLAN.amount),
+      donorPlanId: PLAN.amount,
     });
     await new Promise((r) => setTimeout(r, 300));
     expect(other.results).toEqual([]);
@@ -247,7 +175,7 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
       '0.20',
       '0.30',
     ]);
-    expect(results[0].data!.balanceChanged).toMatchObject({ kind: 'adjustment', operationId: null });
+    expect(results[0].data!.balanceChanged).toMatchObject({ kind: 'ADJUSTMENT', operationId: null });
   });
 
   it('an event whose seq was taken before one already delivered (a later commit) is still delivered, once', async () => {
@@ -295,11 +223,17 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     expect(a.app.services.events.subscriptionCount).toBe(0);
   });
 
-  it('rejects a malformed MSISDN with BAD_USER_INPUT', async () => {
+  it('rejects a malformed MSISDN with BAD_USER_INPUT (the MSISDN scalar, before any resolver)', async () => {
     const s = subscribe(client(a, CRS_AUTH), BALANCE, { msisdn: 'not-a-number' });
-    const [r] = await s.waitFor(1);
-    expect(r.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
-    expect(JSON.stringify(r)).not.toMatch(/stack|at .*\.ts/);
+    const err = await s.ended.then(
+      () => null,
+      (e: Error) => e,
+    );
+    const errors = JSON.parse(err!.message) as { message: string; extensions: { code: string } }[];
+    expect(errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    expect(errors[0].message).toMatch(/MSISDN/);
+    expect(err!.message).not.toMatch(/stack|at .*\.ts/);
+    expect(s.results).toEqual([]);
   });
 
   it('closes the connection with 4403 at connection_init without valid credentials', async () => {

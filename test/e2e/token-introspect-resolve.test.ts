@@ -51,9 +51,12 @@ describe('POST /token/introspect: resolve answers the generic path byte for byte
     const revoked = await issue('portal', '353872222222');
     const revoke = await app.request('POST', '/graphql', {
       as: 'portal',
-      body: { query: 'mutation R($t: String) { revokeToken(token: $t) }', variables: { t: revoked } },
+      body: {
+        query: 'mutation R($t: String!) { revokeToken(token: $t) { revoked userErrors { code } } }',
+        variables: { t: revoked },
+      },
     });
-    expect(revoke.json()).toEqual({ data: { revokeToken: true } });
+    expect(revoke.json()).toEqual({ data: { revokeToken: { revoked: true, userErrors: [] } } });
     const cases: [Record<string, unknown>, string][] = [
       [{ token: active }, 'portal'],
       [{ token: rivals }, 'portal'],

@@ -34,14 +34,25 @@ export async function genericAnswer(
     services: target.app.services,
     logger,
     cache: new Map(),
+    legacyRest: true,
   };
   const full: RestInput = { body: {}, ...input, baseUrl };
-  const result = await execute({
-    schema: await schema,
-    document: parse(row.document),
-    contextValue: gctx,
-    variableValues: row.variables(full),
-  });
+  // As the router: the row's variable mapping may answer first (a legacy body check).
+  let variables: Record<string, unknown> | undefined;
+  let refused: unknown;
+  try {
+    variables = row.variables(full);
+  } catch (err) {
+    refused = err;
+  }
+  const result = variables
+    ? await execute({
+        schema: await schema,
+        document: parse(row.document),
+        contextValue: gctx,
+        variableValues: variables,
+      })
+    : { errors: [refused], data: undefined };
   let status: number;
   let body: Record<string, unknown>;
   if (result.errors?.length) {

@@ -1,4 +1,4 @@
-import { OAuthRequestError } from '../../src/errors';
+import { BadUserInputError } from '../../src/errors';
 import { importDataset } from '../../src/dataset/import';
 import { findTenantByName } from '../../src/modules/tenants/tenant.store';
 import { TokenService, hashToken } from '../../src/modules/tokens/token.service';
@@ -75,23 +75,22 @@ describe('TokenService on the real database', () => {
   });
 
   it.each([
-    [null, null, 'invalid_request', '[client_id cannot be null, grant_type cannot be null]'],
-    ['', '', 'invalid_request', '[client_id cannot be null, grant_type cannot be null]'],
-    ['client_credentials', null, 'invalid_request', '[client_id cannot be null]'],
-    [null, '353871234567', 'invalid_request', '[grant_type cannot be null]'],
-    ['password', '353871234567', 'unsupported_grant_type', 'grant_type must be client_credentials'],
-    [
-      'client_credentials',
-      '12ab',
-      'invalid_request',
-      'client_id must be an MSISDN: optional + then 5-15 digits',
-    ],
-  ])('issue(%j, %j) → %s %s and writes nothing', async (grant, clientId, error, description) => {
+    ['password', '353871234567', 'grantType'],
+    ['client_credentials', '12ab', 'clientId'],
+    ['client_credentials', '', 'clientId'],
+  ])('issue(%j, %j) is refused on %s (BAD_USER_INPUT) and writes nothing', async (grant, clientId, field) => {
     const before = await t.db('tokens').count({ n: '*' }).first();
     const err = await svc.issue(acme, grant, clientId).catch((e) => e);
-    expect(err).toBeInstanceOf(OAuthRequestError);
-    expect(err.error).toBe(error);
-    expect(err.errorDescription).toBe(description);
+    expect(err).toBeInstanceOf(BadUserInputError);
+    expect(err.fields.map((f: { field: string }) => f.field)).toEqual([field]);
     expect(await t.db('tokens').count({ n: '*' }).first()).toEqual(before);
+  });
+
+  it('refuses an empty token to introspect or revoke (BAD_USER_INPUT on token)', async () => {
+    for (const call of [() => svc.introspect(acme, ''), () => svc.revoke(acme, '')]) {
+      const err = await call().catch((e) => e);
+      expect(err).toBeInstanceOf(BadUserInputError);
+      expect(err.fields).toEqual([{ field: 'token', description: 'must not be empty' }]);
+    }
   });
 });

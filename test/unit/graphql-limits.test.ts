@@ -38,9 +38,17 @@ function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<
           .filter((f) => isNonNullType(f.type))
           .map((f) => [f.name, sample(f.type)]),
       );
-    if (isEnumType(type)) return type.getValues()[0].value;
+    if (isEnumType(type)) return type.getValues()[0].name;
     return (
-      { Int: 1, Float: 1, Boolean: true, SafeInt: 1, JSONObject: {} }[(type as GraphQLScalarType).name] ?? '1'
+      {
+        Int: 1,
+        Float: 1,
+        Boolean: true,
+        SafeInt: 1,
+        JSONObject: {},
+        MSISDN: '353871234567',
+        Decimal: '1.00',
+      }[(type as GraphQLScalarType).name] ?? '1'
     );
   };
   const op = document.definitions.find((d) => d.kind === 'OperationDefinition');

@@ -13,7 +13,7 @@ describe('compileRoutes', () => {
     const issue = rows.find((r) => r.route.path === '/token' && r.route.method === 'POST')!;
     // No credentials: the resolver's permission check refuses, with no database needed.
     const context = { client: null, auth: { status: 'missing' } } as unknown as GatewayContext;
-    const variables = { grantType: 'client_credentials', clientId: '353871234567' };
+    const variables = { grantType: 'CLIENT_CREDENTIALS', clientId: '353871234567' };
     const jit = await issue.run(context, variables);
     expect(issue.engine()).toBe('jit');
     const interpreted = await execute({

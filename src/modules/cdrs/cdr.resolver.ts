@@ -1,8 +1,9 @@
-import { Arg, Authorized, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
+import { globalId, registerNode } from '../../graphql/node';
+import { ConnectionArgs } from '../../graphql/relay';
 import { cdrDate, cdrTime } from './cdr.layouts';
-import { MAX_CDR_PAGE } from './cdr.service';
 import { CdrRow } from './cdr.store';
 import {
   CdrConnectionType,
@@ -14,29 +15,36 @@ import {
   RecurringDonationCdrFieldsType,
 } from './cdr.types';
 
-/** The GraphQL view of a stored CDR. */
+/** The GraphQL view of a stored CDR; its field group carries `transaction`, the type number as an enum. */
 function toCdr(r: CdrRow): CdrType {
-  const fields: unknown = r.fields;
+  const fields: Record<string, unknown> = r.fields;
+  const transaction = r.transactionType;
   return {
+    id: globalId('Cdr', r.id),
     type: r.type as CdrTypeName,
     recordId: r.recordId,
     serviceId: r.serviceId,
     transactionType: r.transactionType,
     tenantId: r.tenantName,
     generated: new Date(r.createdAt).toISOString(),
+    generatedAt: new Date(r.createdAt),
     date: cdrDate(r.createdAt),
     time: cdrTime(r.createdAt),
     actor: r.actor,
     actorCause: r.actorCause,
-    donation: r.type === 'donation' ? (fields as DonationCdrFieldsType) : null,
-    group: r.type === 'group' ? (fields as GroupCdrFieldsType) : null,
-    recurringDonation: r.type === 'recurringDonation' ? (fields as RecurringDonationCdrFieldsType) : null,
+    donation:
+      r.type === 'donation'
+        ? ({ ...fields, transaction, recurring: fields.donationType === 1 } as DonationCdrFieldsType)
+        : null,
+    group:
+      r.type === 'group'
+        ? ({ ...fields, transaction, quotaType: fields.groupQuotaType ?? null } as GroupCdrFieldsType)
+        : null,
+    recurringDonation:
+      r.type === 'recurringDonation' ? ({ ...fields, transaction } as RecurringDonationCdrFieldsType) : null,
     charging:
       r.type === 'charging'
-        ? ({
-            ...(fields as ChargingCdrFieldsType),
-            serviceId: r.fields.ratingServiceId ?? null,
-          } as ChargingCdrFieldsType)
+        ? ({ ...fields, transaction, serviceId: fields.ratingServiceId ?? null } as ChargingCdrFieldsType)
         : null,
   };
 }
@@ -47,7 +55,7 @@ export class CdrResolver {
   @Authorized(Permission.ADMIN)
   @Query(() => CdrConnectionType, {
     description:
-      "Your tenant's CDRs of one type generated in [from, to), oldest first (by time, then the order they were written: a donation's steps in sequence). Needs ADMIN.",
+      "Your tenant's CDRs of one type generated in [from, to), oldest first (by time, then the order they were written: a donation's steps in sequence). A Relay connection: `first`/`after` forward, `last`/`before` backward. Needs ADMIN.",
   })
   async cdrs(
     @Arg('type', () => CdrTypeName, { description: 'The kind of CDR.' }) type: CdrTypeName,
@@ -57,13 +65,26 @@ export class CdrResolver {
     })
     from: string,
     @Arg('to', () => String, { description: 'End, exclusive: as `from`; must be after it.' }) to: string,
-    @Arg('after', () => String, { nullable: true, description: 'endCursor of the previous page.' })
-    after: string | null | undefined,
-    @Arg('first', () => Int, { defaultValue: 100, description: `Page size, 1-${MAX_CDR_PAGE}.` })
-    first: number,
+    @Args(() => ConnectionArgs) paging: ConnectionArgs,
     @Ctx() ctx: GatewayContext,
   ): Promise<CdrConnectionType> {
-    const page = await ctx.services.cdrs.page(callerOf(ctx), { type, from, to, after, first });
-    return { nodes: page.rows.map(toCdr), hasNextPage: page.hasNextPage, endCursor: page.endCursor };
+    const page = await ctx.services.cdrs.page(callerOf(ctx), { type, from, to }, paging);
+    const edges = page.edges.map((e) => ({ cursor: e.cursor, node: toCdr(e.node) }));
+    return {
+      edges,
+      pageInfo: page.pageInfo,
+      nodes: edges.map((e) => e.node),
+      endCursor: page.pageInfo.endCursor,
+      hasNextPage: page.pageInfo.hasNextPage,
+    };
   }
 }
+
+registerNode('Cdr', {
+  permissions: [Permission.ADMIN],
+  resolve: async (ctx, key) => {
+    if (!/^[1-9]\d{0,14}$/.test(key)) return null;
+    const row = await ctx.services.cdrs.byId(callerOf(ctx), Number(key));
+    return row ? toCdr(row) : null;
+  },
+});

@@ -2,10 +2,14 @@ import { Knex } from 'knex';
 import { BadUserInputError } from '../../errors';
 import { csvRecord } from '../../lib/csv';
 import { CDR_KINDS, CdrKind, CdrValue, LAYOUTS, cdrDate, cdrTime } from './cdr.layouts';
-import { CdrRow, listCdrs } from './cdr.store';
-
-/** Largest `first` of the GraphQL `cdrs` query. */
-export const MAX_CDR_PAGE = 500;
+import { CdrRow, findCdr, listCdrs } from './cdr.store';
+import {
+  Connection,
+  ConnectionArgs,
+  connectionFromRows,
+  integerCursor,
+  pageRequest,
+} from '../../graphql/relay';
 
 /** Rows the CSV export reads per statement. */
 const EXPORT_BATCH = 1000;
@@ -74,19 +78,11 @@ export function cdrHeader(type: CdrKind): string {
   return csvRecord(LAYOUTS[type].map((f) => f.name));
 }
 
-/** The opaque `after` cursor of a CDR (its id), and back. */
-export const cdrCursor = {
-  of: (id: number) => Buffer.from(`cdr:${id}`).toString('base64url'),
-  /** @throws BadUserInputError when `after` is not a cursor this service issued. */
-  parse(after: string): number {
-    const m = /^cdr:(\d{1,15})$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
-    if (!m)
-      throw new BadUserInputError('invalid cursor', [
-        { field: 'after', description: 'is not a cursor this service issued' },
-      ]);
-    return Number(m[1]);
-  },
-};
+/**
+ * The cursors of the `cdrs` connection: a CDR's row id (base64url of `cdr:<id>`, the format the
+ * `cdrs` query has always issued, so earlier cursors keep working).
+ */
+export const CDR_CURSOR = integerCursor('cdr');
 
 /**
  * Reading CDRs (issue 12 part 5): the GraphQL `cdrs` page (ADMIN, the caller's tenant) and the
@@ -96,32 +92,37 @@ export class CdrService {
   constructor(private readonly db: Knex) {}
 
   /**
-   * One page of the caller's tenant's CDRs of `type` generated in `[from, to)` (ISO-8601),
-   * oldest first, at most `first` (1-{@link MAX_CDR_PAGE}), after the cursor `after`.
-   * @throws BadUserInputError for a malformed bound, window, cursor or page size.
+   * One page of the caller's tenant's CDRs of `type` generated in `[from, to)` (ISO-8601), in
+   * list order (oldest first: by time, then write order), paged by `paging` (Relay: `first`/`after`
+   * forward, `last`/`before` backward; the one page bound of src/graphql/relay.ts).
+   * @throws BadUserInputError for a malformed bound or window, a page size out of bounds, or a
+   *   cursor the `cdrs` list did not issue.
    */
   async page(
     caller: { tenantId: number },
-    q: { type: CdrKind; from: string; to: string; after?: string | null; first: number },
-  ): Promise<{ rows: CdrRow[]; hasNextPage: boolean; endCursor: string | null }> {
-    if (!Number.isInteger(q.first) || q.first < 1 || q.first > MAX_CDR_PAGE)
-      throw new BadUserInputError(`first must be 1-${MAX_CDR_PAGE}`, [
-        { field: 'first', description: `1-${MAX_CDR_PAGE}` },
-      ]);
+    q: { type: CdrKind; from: string; to: string },
+    paging: ConnectionArgs,
+  ): Promise<Connection<CdrRow>> {
+    const page = pageRequest(paging, CDR_CURSOR);
     const window = parseWindow(q.from, q.to);
-    const afterId = q.after === null || q.after === undefined ? undefined : cdrCursor.parse(q.after);
     const rows = await listCdrs(
       this.db,
-      { type: q.type, ...window, tenantId: caller.tenantId, afterId },
-      q.first + 1,
+      {
+        type: q.type,
+        ...window,
+        tenantId: caller.tenantId,
+        afterId: page.after ?? undefined,
+        beforeId: page.before ?? undefined,
+        order: page.direction === 'forward' ? 'asc' : 'desc',
+      },
+      page.limit + 1,
     );
-    const page = rows.slice(0, q.first);
-    const last = page.at(-1);
-    return {
-      rows: page,
-      hasNextPage: rows.length > q.first,
-      endCursor: last ? cdrCursor.of(last.id) : null,
-    };
+    return connectionFromRows(rows, page, CDR_CURSOR, (r) => r.id);
+  }
+
+  /** A CDR of the caller's tenant by its row id, or undefined (another tenant's included). */
+  byId(caller: { tenantId: number }, id: number): Promise<CdrRow | undefined> {
+    return findCdr(this.db, caller.tenantId, id);
   }
 
   /**

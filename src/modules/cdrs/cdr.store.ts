@@ -38,46 +38,35 @@ export async function insertCdrs(db: Knex, rows: readonly CdrInsert[]): Promise<
   );
 }
 
-/** Which CDRs to read: a type, `[fromMs, toMs)` in epoch milliseconds, after id `afterId`, of one tenant or all. */
+/**
+ * Which CDRs to read: a type, `[fromMs, toMs)` in epoch milliseconds, of one tenant or all;
+ * strictly after the CDR with id `afterId` and before the one with id `beforeId` in list order
+ * (time, then write order); `order` `asc` (the default, oldest first) or `desc` (newest first,
+ * for backward paging).
+ */
 export interface CdrFilter {
   type: CdrKind;
   fromMs: number;
   toMs: number;
   tenantId?: number;
   afterId?: number;
+  beforeId?: number;
+  order?: 'asc' | 'desc';
 }
 
-/**
- * CDRs of `filter`, oldest first (by time, then write order), at most `limit`. Uses the
- * (tenant, type, time, id) index, or (type, time, id) across tenants.
- */
-export async function listCdrs(db: Knex, filter: CdrFilter, limit: number): Promise<CdrRow[]> {
-  const q = db('cdrs as c')
-    .join('tenants as t', 't.id', 'c.tenant_id')
-    .select('c.*', 't.name as tenant_name')
-    .where('c.type', filter.type)
-    .andWhere('c.created_at', '>=', filter.fromMs)
-    .andWhere('c.created_at', '<', filter.toMs)
-    .orderBy([
-      { column: 'c.created_at', order: 'asc' },
-      { column: 'c.id', order: 'asc' },
-    ])
-    .limit(limit);
-  if (filter.tenantId !== undefined) q.andWhere('c.tenant_id', filter.tenantId);
-  if (filter.afterId !== undefined) {
-    // Keyset: rows after (created_at, id) of the cursor row.
-    const afterId = filter.afterId;
-    q.andWhere((w) =>
-      w
-        .where('c.created_at', '>', db('cdrs').select('created_at').where('id', afterId))
-        .orWhere((w2) =>
-          w2
-            .where('c.created_at', '=', db('cdrs').select('created_at').where('id', afterId))
-            .andWhere('c.id', '>', afterId),
-        ),
-    );
-  }
-  return (await q).map((r: Record<string, unknown>) => ({
+/** Keyset condition: rows after (`>`) or before (`<`) the (created_at, id) of the CDR `id`. */
+function pastCdr(db: Knex, w: Knex.QueryBuilder, op: '>' | '<', id: number): void {
+  const at = () => db('cdrs').select('created_at').where('id', id);
+  w.where((k) =>
+    k
+      .where('c.created_at', op, at())
+      .orWhere((k2) => k2.where('c.created_at', '=', at()).andWhere('c.id', op, id)),
+  );
+}
+
+/** Maps a `cdrs` row joined with its tenant's name. */
+function cdrOf(r: Record<string, unknown>): CdrRow {
+  return {
     id: Number(r.id),
     tenantId: Number(r.tenant_id),
     tenantName: String(r.tenant_name),
@@ -89,5 +78,38 @@ export async function listCdrs(db: Knex, filter: CdrFilter, limit: number): Prom
     actorCause: r.actor_cause === null || r.actor_cause === undefined ? null : Number(r.actor_cause),
     recordId: String(r.record_id),
     fields: JSON.parse(String(r.fields)) as CdrFields,
-  }));
+  };
+}
+
+/**
+ * CDRs of `filter` in its order (by time, then write order), at most `limit`. Uses the
+ * (tenant, type, time, id) index, or (type, time, id) across tenants.
+ */
+export async function listCdrs(db: Knex, filter: CdrFilter, limit: number): Promise<CdrRow[]> {
+  const order = filter.order ?? 'asc';
+  const q = db('cdrs as c')
+    .join('tenants as t', 't.id', 'c.tenant_id')
+    .select('c.*', 't.name as tenant_name')
+    .where('c.type', filter.type)
+    .andWhere('c.created_at', '>=', filter.fromMs)
+    .andWhere('c.created_at', '<', filter.toMs)
+    .orderBy([
+      { column: 'c.created_at', order },
+      { column: 'c.id', order },
+    ])
+    .limit(limit);
+  if (filter.tenantId !== undefined) q.andWhere('c.tenant_id', filter.tenantId);
+  if (filter.afterId !== undefined) pastCdr(db, q, '>', filter.afterId);
+  if (filter.beforeId !== undefined) pastCdr(db, q, '<', filter.beforeId);
+  return (await q).map(cdrOf);
+}
+
+/** A tenant's CDR by its id (the `cdrs` row id), or undefined. */
+export async function findCdr(db: Knex, tenantId: number, id: number): Promise<CdrRow | undefined> {
+  const r = (await db('cdrs as c')
+    .join('tenants as t', 't.id', 'c.tenant_id')
+    .select('c.*', 't.name as tenant_name')
+    .where({ 'c.id': id, 'c.tenant_id': tenantId })
+    .first()) as Record<string, unknown> | undefined;
+  return r ? cdrOf(r) : undefined;
 }

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { runInRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
-import { OutboxEvent, lastEventSeq, listEventsAfter, listEventsBySeq } from './outbox.store';
+import { OutboxEvent, findEventById, lastEventSeq, listEventsAfter, listEventsBySeq } from './outbox.store';
 
 /** Which events one subscription receives: one tenant's events of some types about one subject. */
 export interface FeedFilter {
@@ -90,6 +90,14 @@ export class EventFeed {
     const subscriber: Subscriber = { filter, deliver: (event) => queue.push(event), end: () => queue.end() };
     this.subscribers.add(subscriber);
     return queue;
+  }
+
+  /**
+   * A recorded event of the tenant by its public id (ULID), if it is one of `types`; undefined
+   * otherwise (another tenant's event included). Reads the outbox, not the feed.
+   */
+  event(tenantId: number, eventId: string, types: readonly string[]): Promise<OutboxEvent | undefined> {
+    return findEventById(this.db, tenantId, eventId, types);
   }
 
   /** True while the poller runs (a read scheduled or under way): only while subscriptions are open. */

@@ -166,6 +166,23 @@ export async function listEventsBySeq(db: Knex, seqs: readonly number[]): Promis
   return rows.map(outboxEventOf);
 }
 
+/**
+ * A tenant's event by its public id (the ULID), if it is one of `types`; undefined when the id
+ * names no such event of that tenant (the `node(id:)` read of the event object types).
+ */
+export async function findEventById(
+  db: Knex,
+  tenantId: number,
+  eventId: string,
+  types: readonly string[],
+): Promise<OutboxEvent | undefined> {
+  const row = (await selectOutboxEvents(db)
+    .where({ 'e.event_id': eventId, 'e.tenant_id': tenantId })
+    .whereIn('e.type', types)
+    .first()) as OutboxRow | undefined;
+  return row ? outboxEventOf(row) : undefined;
+}
+
 /** The highest seq recorded so far (0 when the outbox is empty): where a new feed starts. */
 export async function lastEventSeq(db: Knex): Promise<number> {
   const row = (await db('outbox_events').max({ seq: 'seq' }).first()) as

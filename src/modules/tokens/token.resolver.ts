@@ -2,19 +2,26 @@ import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { assertPermissions } from '../../graphql/auth-checker';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { IssuedTokenType, TokenIntrospectionType } from './token.types';
+import { mutationPayload } from '../../graphql/payload';
+import { MsisdnScalar } from '../../graphql/scalars';
+import {
+  GrantType,
+  IssueTokenPayload,
+  IssueTokenUserErrorCode,
+  RevokeTokenPayload,
+  RevokeTokenUserErrorCode,
+  TokenIntrospectionType,
+} from './token.types';
 
 /**
- * The `introspectToken` field (CONTRACT §3): the resolver's whole work, permission check
+ * The `introspectToken` field (CONTRACT §3): the resolver's whole work, its one permission check
  * included, shared with the `POST /token/introspect` row's `resolve` (src/rest/routes.ts), which
- * answers without GraphQL execution (issue 16 "Speed").
+ * answers without GraphQL execution (issue 16 "Speed"). `token` is non-null (the REST rows answer
+ * a missing one with the legacy message before calling this).
  * @throws UnauthenticatedError, ForbiddenError without TOKEN_INTROSPECT (synchronously); the
- * promise rejects with OAuthRequestError for a null or empty token, and with database failures.
+ * promise rejects with BadUserInputError for an empty token, and with database failures.
  */
-export function introspectTokenField(
-  ctx: GatewayContext,
-  token: string | null,
-): Promise<TokenIntrospectionType> {
+export function introspectTokenField(ctx: GatewayContext, token: string): Promise<TokenIntrospectionType> {
   assertPermissions(ctx, [Permission.TOKEN_INTROSPECT]);
   // A `then` rather than an async function: one promise less on the busiest path (issue 16).
   return ctx.services.tokens
@@ -24,48 +31,63 @@ export function introspectTokenField(
     );
 }
 
-/** Token operations (CONTRACT §3); the rules live in TokenService. */
+/** Token operations (CONTRACT §3); the rules live in TokenService. Tokens are not entities. */
 @Resolver()
 export class TokenResolver {
   @Authorized(Permission.TOKEN_ISSUE)
-  @Mutation(() => IssuedTokenType, {
+  @Mutation(() => IssueTokenPayload, {
     description:
-      'Issues a bearer token for a subscriber. Null/empty arguments give BAD_USER_INPUT with `error: invalid_request`; a grant type other than `client_credentials` gives `unsupported_grant_type`. Needs TOKEN_ISSUE.',
+      'Issues a bearer token for a subscriber of your tenant (POST /token). Refusals are in `userErrors`. Needs TOKEN_ISSUE.',
   })
   issueToken(
-    @Arg('grantType', () => String, { nullable: true, description: 'Must be `client_credentials`.' })
-    grantType: string | null,
-    @Arg('clientId', () => String, {
-      nullable: true,
-      description: 'The subscriber MSISDN (optional `+`, 5-15 digits).',
-    })
-    clientId: string | null,
+    @Arg('clientId', () => MsisdnScalar, { description: 'The subscriber the token is for.' })
+    clientId: string,
+    @Arg('grantType', () => GrantType, { description: 'The grant: `CLIENT_CREDENTIALS`.' })
+    grantType: GrantType,
     @Ctx() ctx: GatewayContext,
-  ): Promise<IssuedTokenType> {
-    return ctx.services.tokens.issue(callerOf(ctx), grantType, clientId);
+  ): Promise<Partial<IssueTokenPayload>> {
+    return mutationPayload(
+      ctx,
+      () => ctx.services.tokens.issue(callerOf(ctx), grantType, clientId),
+      (token) => ({ token }),
+      'IssueTokenUserError',
+      (err) =>
+        (err.extensions.fields as { field: string }[] | undefined)?.[0]?.field === 'grantType'
+          ? IssueTokenUserErrorCode.UNSUPPORTED_GRANT_TYPE
+          : IssueTokenUserErrorCode.INVALID_CLIENT_ID,
+      null,
+    );
   }
 
-  @Authorized(Permission.TOKEN_INTROSPECT)
+  // No `@Authorized`: introspectTokenField checks TOKEN_INTROSPECT itself (for the REST row's
+  // `resolve`, which runs without GraphQL execution), so the check lives in one place.
   @Query(() => TokenIntrospectionType, {
     description:
-      "Validates a token in your tenant. Unknown, expired, revoked and other tenants' tokens are inactive. Needs TOKEN_INTROSPECT.",
+      "Validates a token in your tenant. Unknown, expired, revoked and other tenants' tokens are inactive; an empty token is BAD_USER_INPUT. Needs TOKEN_INTROSPECT.",
   })
   introspectToken(
-    @Arg('token', () => String, { nullable: true, description: 'The token to check.' }) token: string | null,
+    @Arg('token', () => String, { description: 'The token to check.' }) token: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<TokenIntrospectionType> {
     return introspectTokenField(ctx, token);
   }
 
   @Authorized(Permission.TOKEN_ISSUE)
-  @Mutation(() => Boolean, {
+  @Mutation(() => RevokeTokenPayload, {
     description:
-      'Revokes a token of your tenant (RFC 7009: revoking an unknown token also succeeds). Needs TOKEN_ISSUE.',
+      'Revokes a token of your tenant (RFC 7009: revoking an unknown, expired or already revoked token also succeeds). Refusals are in `userErrors`. Needs TOKEN_ISSUE.',
   })
   revokeToken(
-    @Arg('token', () => String, { nullable: true, description: 'The token to revoke.' }) token: string | null,
+    @Arg('token', () => String, { description: 'The token to revoke.' }) token: string,
     @Ctx() ctx: GatewayContext,
-  ): Promise<boolean> {
-    return ctx.services.tokens.revoke(callerOf(ctx), token);
+  ): Promise<Partial<RevokeTokenPayload>> {
+    return mutationPayload(
+      ctx,
+      () => ctx.services.tokens.revoke(callerOf(ctx), token),
+      (revoked) => ({ revoked }),
+      'RevokeTokenUserError',
+      () => RevokeTokenUserErrorCode.EMPTY_TOKEN,
+      null,
+    );
   }
 }

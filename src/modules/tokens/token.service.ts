@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
 import { groupedWrite } from '../../db/knex';
 import { Clock, epochSeconds } from '../../lib/clock';
-import { normalizeMsisdn } from '../../lib/msisdn';
-import { OAuthRequestError } from '../../errors';
+import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
+import { BadUserInputError } from '../../errors';
 import { findToken, insertToken, revokeToken } from './token.store';
 
 /** The grant type the token endpoint accepts (spec 2.1). */
@@ -35,7 +35,12 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-const blank = (v: string | null | undefined): boolean => v === null || v === undefined || v === '';
+/** The refusal of an empty token (the GraphQL argument is non-null; `""` still reaches here). */
+function emptyToken(): BadUserInputError {
+  return new BadUserInputError('token must not be empty', [
+    { field: 'token', description: 'must not be empty' },
+  ]);
+}
 
 /**
  * Captive-portal token rules (CONTRACT §3, spec 4.1–4.2).
@@ -50,43 +55,25 @@ export class TokenService {
   ) {}
 
   /**
-   * Issues a token for the subscriber `clientId` (an MSISDN).
-   * Validation order: null/empty fields (listed `client_id` then `grant_type`, published format),
-   * then `grant_type` ≠ `client_credentials`, then the MSISDN syntax. The token row is durable
-   * when this resolves; on SQLite it shares a COMMIT with the writes of the same event-loop turn
-   * ({@link groupedWrite}, issue 16).
-   * @throws OAuthRequestError `invalid_request` or `unsupported_grant_type`; a database error or
-   *   DatabaseTimeoutError when the row could not be written in time (the REST layer's 503: a
-   *   retry issues a new token, and a row written without an answer is a token nobody holds).
+   * Issues a token for the subscriber `clientId` (an MSISDN, optional `+`). The legacy REST rows
+   * check the legacy body shape and answer its published messages themselves before calling this
+   * (src/rest/token-input.ts). The token row is durable when this resolves; on SQLite it shares a
+   * COMMIT with the writes of the same event-loop turn ({@link groupedWrite}, issue 16).
+   * @throws BadUserInputError on `grantType` when it is not `client_credentials`, on `clientId`
+   *   when it is not an MSISDN; a database error or DatabaseTimeoutError when the row could not
+   *   be written in time (the REST layer's 503: a retry issues a new token, and a row written
+   *   without an answer is a token nobody holds).
    */
-  async issue(
-    caller: TokenCaller,
-    grantType: string | null | undefined,
-    clientId: string | null | undefined,
-  ): Promise<IssuedToken> {
-    const nulls = [blank(clientId) && 'client_id', blank(grantType) && 'grant_type'].filter(
-      (f): f is string => !!f,
-    );
-    if (nulls.length) {
-      throw new OAuthRequestError(
-        'invalid_request',
-        `[${nulls.map((f) => `${f} cannot be null`).join(', ')}]`,
-        nulls,
-      );
-    }
-    if (grantType !== CLIENT_CREDENTIALS) {
-      throw new OAuthRequestError('unsupported_grant_type', `grant_type must be ${CLIENT_CREDENTIALS}`, [
-        'grant_type',
+  async issue(caller: TokenCaller, grantType: string, clientId: string): Promise<IssuedToken> {
+    if (grantType !== CLIENT_CREDENTIALS)
+      throw new BadUserInputError(`grantType must be ${CLIENT_CREDENTIALS}`, [
+        { field: 'grantType', description: `must be ${CLIENT_CREDENTIALS}` },
       ]);
-    }
     const msisdn = normalizeMsisdn(clientId);
-    if (!msisdn) {
-      throw new OAuthRequestError(
-        'invalid_request',
-        'client_id must be an MSISDN: optional + then 5-15 digits',
-        ['client_id'],
-      );
-    }
+    if (!msisdn)
+      throw new BadUserInputError(`clientId ${MSISDN_RULE}`, [
+        { field: 'clientId', description: MSISDN_RULE },
+      ]);
     const accessToken = randomBytes(32).toString('base64url');
     const nowMs = this.clock.nowMs();
     await groupedWrite(this.db, (db) =>
@@ -105,11 +92,11 @@ export class TokenService {
   /**
    * Reports whether `token` is active in the caller's tenant: found, not revoked and
    * `now < expiry`. Unknown, expired, revoked and other tenants' tokens are all `{active:false}`.
-   * @throws OAuthRequestError `invalid_request` `[token cannot be null]` for a null/empty token.
+   * @throws BadUserInputError on `token` for an empty token.
    */
-  async introspect(caller: TokenCaller, token: string | null | undefined): Promise<TokenIntrospection> {
-    if (blank(token)) throw new OAuthRequestError('invalid_request', '[token cannot be null]', ['token']);
-    const row = await findToken(this.db, caller.tenantId, hashToken(token as string));
+  async introspect(caller: TokenCaller, token: string): Promise<TokenIntrospection> {
+    if (token === '') throw emptyToken();
+    const row = await findToken(this.db, caller.tenantId, hashToken(token));
     if (!row || row.revokedAt !== null || epochSeconds(this.clock) >= row.expiresAtSeconds)
       return { active: false };
     return {
@@ -125,13 +112,13 @@ export class TokenService {
    * Revokes a token of the caller's tenant (RFC 7009: revoking an unknown or already revoked
    * token succeeds). Returns `true` always, once the revocation is durable (on SQLite sharing a
    * COMMIT, see {@link issue}).
-   * @throws OAuthRequestError for a null/empty token; a database error or DatabaseTimeoutError
-   *   (503; revoking again is safe).
+   * @throws BadUserInputError on `token` for an empty token; a database error or
+   *   DatabaseTimeoutError (503; revoking again is safe).
    */
-  async revoke(caller: TokenCaller, token: string | null | undefined): Promise<true> {
-    if (blank(token)) throw new OAuthRequestError('invalid_request', '[token cannot be null]', ['token']);
+  async revoke(caller: TokenCaller, token: string): Promise<true> {
+    if (token === '') throw emptyToken();
     await groupedWrite(this.db, (db) =>
-      revokeToken(db, caller.tenantId, hashToken(token as string), this.clock.nowMs()),
+      revokeToken(db, caller.tenantId, hashToken(token), this.clock.nowMs()),
     );
     return true;
   }
