@@ -1,3 +1,4 @@
+import { Permission } from '../auth/permissions';
 import { OAuthRequestError } from '../errors';
 import { OAUTH2_PATHS, oauth2Param } from './oauth2';
 import { RestRoute, RouteDoc, defineRoute } from './route';
@@ -80,12 +81,14 @@ const oauth2Token = defineRoute<{ issueToken: { token: { accessToken: string; ex
   }`,
   // Wrong JSON types, then the scope, then the legacy token request checks (`client_id` is
   // named `msisdn` in the answers, see parameterNames).
-  variables: ({ body }) => {
+  variables: (input) => {
+    const { body } = input;
     const grantType = oauth2Param(body, 'grant_type');
     const msisdn = oauth2Param(body, 'msisdn');
     if (oauth2Param(body, 'scope') !== null) {
       throw new OAuthRequestError('invalid_scope', 'no scopes are defined: omit scope', ['scope']);
     }
+    input.requireGrant(Permission.TOKEN_ISSUE);
     const v = issueTokenVariables(grantType, msisdn);
     return { grantType: v.grantType, msisdn: v.clientId };
   },
@@ -157,7 +160,12 @@ const oauth2Introspect = defineRoute<{
   document: `query OAuth2Introspect($token: String!) {
     introspectToken(token: $token) { active clientId expiry issuedAt issuedBy }
   }`,
-  variables: ({ body }) => ({ token: tokenVariable(oauth2Param(body, 'token')) }),
+  variables: (input) => {
+    const { body } = input;
+    const token = oauth2Param(body, 'token');
+    input.requireGrant(Permission.TOKEN_INTROSPECT);
+    return { token: tokenVariable(token) };
+  },
   result: ({ introspectToken: r }) => ({
     status: 200,
     body: r.active
@@ -203,7 +211,12 @@ const oauth2Revoke = defineRoute<{ revokeToken: { revoked: boolean } }>({
   tenantHeader: 'optional',
   noStore: true,
   document: `mutation OAuth2Revoke($token: String!) { revokeToken(token: $token) { revoked } }`,
-  variables: ({ body }) => ({ token: tokenVariable(oauth2Param(body, 'token')) }),
+  variables: (input) => {
+    const { body } = input;
+    const token = oauth2Param(body, 'token');
+    input.requireGrant(Permission.TOKEN_ISSUE);
+    return { token: tokenVariable(token) };
+  },
   result: () => ({ status: 200, body: {} }),
 });
 

@@ -24,6 +24,14 @@ export interface RestInput {
   body: Record<string, unknown>;
   /** Absolute base URL for links (PUBLIC_BASE_URL, else the request origin). */
   baseUrl: string;
+  /**
+   * Checks that the caller holds `permission`, as the operation's `@Authorized` would. A row whose
+   * mapping answers legacy value checks itself (null or empty fields, CONTRACT §3) calls it after
+   * reading the body's JSON types and before those checks, so a client without the grant gets 403
+   * before any answer about the values, as when the checks ran inside the operation.
+   * @throws ForbiddenError naming the missing grant.
+   */
+  requireGrant(permission: Permission): void;
 }
 
 /** Status and body a row answers with; a null body sends no content (204). */

@@ -23,6 +23,8 @@ import {
 import { IDEMPOTENCY_KEY_RULE, parseIdempotencyKeyHeader } from '../lib/idempotency-key';
 import { AuthResult } from '../auth/authenticate';
 import { assertTenantHeader } from '../auth/tenant';
+import { Permission } from '../auth/permissions';
+import { assertPermissions } from '../graphql/auth-checker';
 import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
@@ -181,9 +183,14 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
 class RowInput implements RestInput {
   constructor(
     private readonly ctx: Context,
+    private readonly gctx: GatewayContext,
     readonly body: Record<string, unknown>,
     readonly baseUrl: string,
   ) {}
+
+  requireGrant(permission: Permission): void {
+    assertPermissions(this.gctx, [permission]);
+  }
 
   get params(): Record<string, string> {
     return this.ctx.params as Record<string, string>;
@@ -239,6 +246,7 @@ export function restRouter(
         const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
         const input = new RowInput(
           ctx,
+          gctx,
           early.body ?? (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
           gctx.baseUrl,
         );

@@ -1,3 +1,4 @@
+import { Permission } from '../auth/permissions';
 import { introspectTokenField } from '../modules/tokens/token.resolver';
 import { CHARGING_ROUTES } from './charging.routes';
 import { LOCATION_ROUTES } from './location.routes';
@@ -71,9 +72,11 @@ const issueToken = defineRoute<{
     issueToken(grantType: $grantType, clientId: $clientId) { token { accessToken tokenType expiresIn } }
   }`,
   // Wrong JSON types first (400 naming the field), then the legacy null and value checks.
-  variables: ({ body }) => {
-    const grantType = optionalString(body, 'grant_type');
-    return issueTokenVariables(grantType, optionalString(body, 'client_id'));
+  variables: (input) => {
+    const grantType = optionalString(input.body, 'grant_type');
+    const clientId = optionalString(input.body, 'client_id');
+    input.requireGrant(Permission.TOKEN_ISSUE);
+    return issueTokenVariables(grantType, clientId);
   },
   result: ({ issueToken: { token: t } }) => ({
     status: 201,
@@ -112,7 +115,11 @@ const introspectToken = defineRoute<{
   document: `query IntrospectToken($token: String!) {
     introspectToken(token: $token) { active clientId expiry }
   }`,
-  variables: ({ body }) => ({ token: tokenVariable(optionalString(body, 'token')) }),
+  variables: (input) => {
+    const token = optionalString(input.body, 'token');
+    input.requireGrant(Permission.TOKEN_INTROSPECT);
+    return { token: tokenVariable(token) };
+  },
   // The busiest row answers without GraphQL execution, through the resolver's own function.
   resolve: (gctx, { token }) =>
     introspectTokenField(gctx, token as string).then((introspectToken) => ({ introspectToken })),

@@ -1,4 +1,5 @@
 import { execute, parse } from 'graphql';
+import { assertPermissions } from '../../src/graphql/auth-checker';
 import { GatewayContext } from '../../src/graphql/context';
 import { gatewaySchema } from '../../src/graphql/schema';
 import { createLogger } from '../../src/logger';
@@ -36,7 +37,12 @@ export async function genericAnswer(
     cache: new Map(),
     legacyRest: true,
   };
-  const full: RestInput = { body: {}, ...input, baseUrl };
+  const full: RestInput = {
+    body: {},
+    ...input,
+    baseUrl,
+    requireGrant: (permission) => assertPermissions(gctx, [permission]),
+  };
   // As the router: the row's variable mapping may answer first (a legacy body check).
   let variables: Record<string, unknown> | undefined;
   let refused: unknown;
