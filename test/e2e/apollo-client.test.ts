@@ -8,6 +8,7 @@ import path from 'node:path';
 import { format } from 'node:util';
 import {
   ApolloClient,
+  CombinedGraphQLErrors,
   HttpLink,
   InMemoryCache,
   NetworkStatus,
@@ -266,6 +267,28 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
           query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status balance } }'),
         });
         expect(cached?.subscriber?.balance).toBe('10.00');
+        expect(logs.logged).toEqual([]);
+      } finally {
+        client.stop();
+      }
+    },
+  );
+
+  it.each([
+    ['UNAUTHENTICATED', 'wrong credentials', basic('portal', 'wrong'), 3],
+    ['FORBIDDEN', 'a client without the permission', basic('nogrant'), 3],
+    ['BAD_USER_INPUT', 'a page size over 500', basic('pcrf'), 501],
+  ])(
+    '%s (%s) reaches Apollo Client as CombinedGraphQLErrors with extensions.code',
+    async (code, _why, auth, first) => {
+      const client = new ApolloClient({
+        link: new HttpLink({ uri: `${app.url}/graphql`, headers: { authorization: auth as string } }),
+        cache: new InMemoryCache(),
+      });
+      try {
+        const res = await client.query({ query: LOCATIONS, variables: { first }, errorPolicy: 'all' });
+        expect(CombinedGraphQLErrors.is(res.error)).toBe(true);
+        expect((res.error as CombinedGraphQLErrors).errors[0].extensions?.code).toBe(code);
         expect(logs.logged).toEqual([]);
       } finally {
         client.stop();
