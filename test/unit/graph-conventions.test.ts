@@ -9,6 +9,7 @@ import {
   GraphQLType,
   buildSchema,
   getNamedType,
+  isEnumType,
   isInterfaceType,
   isIntrospectionType,
   isListType,
@@ -292,7 +293,8 @@ export interface WalkOptions {
  * - `nullable-required-arg: T.f(a:)` / `nullable-required-input: Input.f`: a required argument or
  *   input field that is nullable;
  * - `mutation-payload: Mutation.m`: a mutation not returning an object `<Something>Payload` with
- *   `userErrors: [<UserError type>!]!`.
+ *   `userErrors: [<UserError type>!]!` (or, for a business outcome that is data rather than a
+ *   refusal, such as a rating's, `outcome: <Enum>!`).
  * Deprecated fields, arguments and input fields are exempt (they stay one release).
  */
 export function conventionViolations(schema: GraphQLSchema, opts: WalkOptions = {}): Violation[] {
@@ -424,10 +426,14 @@ export function conventionViolations(schema: GraphQLSchema, opts: WalkOptions = 
           !!item &&
           ((isInterfaceType(item) && item.name === 'UserError') ||
             (isObjectType(item) && item.getInterfaces().some((i) => i.name === 'UserError')));
-        if (!isObjectType(ret) || !/.Payload$/.test(ret.name) || !typedErrors)
+        // A business outcome that is data, not a refusal (processRating: GRAPH.md "a rating is a
+        // business outcome"), is typed by a non-null enum `outcome` instead.
+        const outcome = isObjectType(ret) ? ret.getFields().outcome?.type : undefined;
+        const typedOutcome = !!outcome && isNonNullType(outcome) && isEnumType(outcome.ofType);
+        if (!isObjectType(ret) || !/.Payload$/.test(ret.name) || !(typedErrors || typedOutcome))
           add(
             `mutation-payload: ${coordinate}`,
-            `returns ${typeString(field.type)}: return <Mutation>Payload { <entity> userErrors: [XUserError!]! } (src/graphql/payload.ts)`,
+            `returns ${typeString(field.type)}: return <Mutation>Payload { <entity> userErrors: [XUserError!]! } (src/graphql/payload.ts), or a payload with an enum outcome: <Enum>! for business outcomes`,
           );
       }
     }
@@ -509,7 +515,9 @@ describe('conventionViolations', () => {
     }
     input ThingInput { name: String! note: String status: Status }
     type CreateThingPayload { thing: Thing userErrors: [NameUserError!]! }
-    type Mutation { createThing(input: ThingInput!): CreateThingPayload! }
+    enum RateOutcome { SUCCESS INSUFFICIENT_FUNDS }
+    type RateThingPayload { outcome: RateOutcome! returnCode: Int! }
+    type Mutation { createThing(input: ThingInput!): CreateThingPayload! rateThing(id: ID!): RateThingPayload! }
   `);
   const bad = buildSchema(`${base}
     type Thing { key: Int! status: String! weight: Float }
@@ -524,7 +532,8 @@ describe('conventionViolations', () => {
       byCode(code: String, weight: Float): Thing
     }
     input ThingInput { """Required. The name.""" name: String quota: Float paymentType: Int }
-    type Mutation { deleteThing(id: ID!): Boolean! createThing(input: ThingInput!): Thing }
+    type RateThingPayload { result: String! returnCode: Int! }
+    type Mutation { deleteThing(id: ID!): Boolean! createThing(input: ThingInput!): Thing rateThing(id: ID!): RateThingPayload! }
   `);
 
   it('finds nothing in a schema that keeps the conventions', () => {
@@ -546,6 +555,7 @@ describe('conventionViolations', () => {
         'float: ThingInput.quota',
         'mutation-payload: Mutation.createThing',
         'mutation-payload: Mutation.deleteThing',
+        'mutation-payload: Mutation.rateThing',
         'node-unregistered: Part',
         'not-a-connection: Query.parts',
         'not-a-connection: Query.things',
