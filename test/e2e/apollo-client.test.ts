@@ -18,7 +18,16 @@ import {
 } from '@apollo/client';
 import { loadDevMessages, loadErrorMessages } from '@apollo/client/dev';
 import { relayStylePagination } from '@apollo/client/utilities';
-import { DocumentNode, Kind, OperationDefinitionNode, parse, print, validate } from 'graphql';
+import {
+  DocumentNode,
+  Kind,
+  NoDeprecatedCustomRule,
+  OperationDefinitionNode,
+  parse,
+  print,
+  specifiedRules,
+  validate,
+} from 'graphql';
 import { gatewaySchema } from '../../src/graphql/schema';
 import { TestApp, startTestApp } from '../helpers/app';
 import { baseDataset, basic } from '../helpers/fixtures';
@@ -309,8 +318,9 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
     const awaiting = examples.filter((e) => README_EXAMPLES_AWAITING_UPDATE.includes(e.key));
 
     for (const e of current)
-      it(`${e.key} (README.md:${e.line}) validates against the schema`, async () => {
-        expect(validate(await gatewaySchema(), e.document).map((err) => err.message)).toEqual([]);
+      it(`${e.key} (README.md:${e.line}) validates against the schema, using nothing deprecated`, async () => {
+        const rules = [...specifiedRules, NoDeprecatedCustomRule];
+        expect(validate(await gatewaySchema(), e.document, rules).map((err) => err.message)).toEqual([]);
       });
 
     for (const e of current.filter((x) => x.operation.operation === 'query'))
