@@ -75,6 +75,14 @@ const AWAITING_MERGE: ReadonlySet<string> = new Set([
   'a subscriber refetched with fewer fields keeps the rest',
 ]);
 
+/**
+ * docs/graphql.md's GraphQL examples (by {@link exampleKey}) written for the schema after the
+ * module branches of issue 29 (Subscriber as a Node, adjustBalance's payload): each is expected
+ * to FAIL validation until then (`it.failing`), so its entry must go once it passes.
+ * TODO(lead): empty after merging the module branches.
+ */
+const DOCS_EXAMPLES_AWAITING_MERGE: readonly string[] = ['query Again', 'mutation Adjust'];
+
 /** Variables the README's operations need to run here. */
 const EXAMPLE_VARIABLES: Record<string, Record<string, unknown>> = {
   'query Check': { token: 'no-such-token' },
@@ -97,9 +105,9 @@ function exampleKey(op: OperationDefinitionNode): string {
   return `${op.operation} ${name}`;
 }
 
-/** Every operation of every ```graphql block of README.md, each as a document of its own. */
-function readmeExamples(): Example[] {
-  const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+/** Every operation of every ```graphql block of `file` (README.md), each as a document of its own. */
+function graphqlExamples(file = 'README.md'): Example[] {
+  const readme = fs.readFileSync(path.join(__dirname, '../..', file), 'utf8');
   const out: Example[] = [];
   for (const m of readme.matchAll(/^```graphql\n([\s\S]*?)^```/gm)) {
     const line = readme.slice(0, m.index).split('\n').length;
@@ -305,8 +313,27 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
     },
   );
 
+  describe("docs/graphql.md's GraphQL examples", () => {
+    const examples = graphqlExamples('docs/graphql.md');
+
+    it('finds the examples, and every listed one is still in docs/graphql.md', () => {
+      expect(examples.length).toBeGreaterThanOrEqual(3);
+      const keys = new Set(examples.map((e) => e.key));
+      expect(DOCS_EXAMPLES_AWAITING_MERGE.filter((k) => !keys.has(k))).toEqual([]);
+    });
+
+    for (const e of examples)
+      (DOCS_EXAMPLES_AWAITING_MERGE.includes(e.key) ? it.failing : it)(
+        `${e.key} (docs/graphql.md:${e.line}) validates against the schema, using nothing deprecated`,
+        async () => {
+          const rules = [...specifiedRules, NoDeprecatedCustomRule];
+          expect(validate(await gatewaySchema(), e.document, rules).map((err) => err.message)).toEqual([]);
+        },
+      );
+  });
+
   describe("README.md's GraphQL examples", () => {
-    const examples = readmeExamples();
+    const examples = graphqlExamples();
 
     it('finds the examples, and every listed one is still in README.md', () => {
       expect(examples.length).toBeGreaterThanOrEqual(5);
