@@ -10,6 +10,8 @@ import {
   buildSchema,
   getNamedType,
   isEnumType,
+  isScalarType,
+  isSpecifiedScalarType,
   isInterfaceType,
   isIntrospectionType,
   isListType,
@@ -277,6 +279,8 @@ export interface WalkOptions {
   values?: ReadonlyMap<string, string>;
   boundedLists?: ReadonlyMap<string, string>;
   openSets?: ReadonlyMap<string, string>;
+  /** False skips the `undescribed` rule (the self-test's small schemas). */
+  descriptions?: boolean;
 }
 
 /**
@@ -295,6 +299,9 @@ export interface WalkOptions {
  * - `mutation-payload: Mutation.m`: a mutation not returning an object `<Something>Payload` with
  *   `userErrors: [<UserError type>!]!` (or, for a business outcome that is data rather than a
  *   refusal, such as a rating's, `outcome: <Enum>!`).
+ * - `undescribed: T` / `T.f` / `T.f(a:)` / `Enum.VALUE`: a type (root types aside), field,
+ *   argument, input field or enum value without a description (team decision 8: an app developer
+ *   reads the schema in the explorer).
  * Deprecated fields, arguments and input fields are exempt (they stay one release).
  */
 export function conventionViolations(schema: GraphQLSchema, opts: WalkOptions = {}): Violation[] {
@@ -322,6 +329,7 @@ export function conventionViolations(schema: GraphQLSchema, opts: WalkOptions = 
     v: GraphQLArgument | GraphQLInputField,
   ) => {
     if (deprecated(v)) return;
+    described(coordinate, v);
     checkFloat(coordinate, v.type);
     checkClosedSet(coordinate, v.name, v.type);
     const required =
@@ -360,7 +368,16 @@ export function conventionViolations(schema: GraphQLSchema, opts: WalkOptions = 
   const types = Object.values(schema.getTypeMap())
     .filter((t) => !isIntrospectionType(t))
     .sort((a, b) => a.name.localeCompare(b.name));
+  const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()];
+  const described = (coordinate: string, x: { description?: string | null }) => {
+    if (opts.descriptions !== false && !x.description?.trim())
+      add(`undescribed: ${coordinate}`, 'no description: say what it is, with its unit');
+  };
   for (const type of types) {
+    if (!(isScalarType(type) && isSpecifiedScalarType(type)) && !roots.includes(type as GraphQLObjectType))
+      described(type.name, type);
+    if (isEnumType(type))
+      for (const v of type.getValues()) if (!deprecated(v)) described(`${type.name}.${v.name}`, v);
     if (isInputObjectType(type)) {
       for (const f of Object.values(type.getFields())) checkInputValue(`${type.name}.${f.name}`, 'input', f);
       continue;
@@ -394,6 +411,7 @@ export function conventionViolations(schema: GraphQLSchema, opts: WalkOptions = 
     for (const field of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
       const coordinate = `${type.name}.${field.name}`;
       if (deprecated(field)) continue;
+      described(coordinate, field);
       for (const arg of field.args) checkInputValue(`${coordinate}(${arg.name}:)`, 'arg', arg);
       checkFloat(coordinate, field.type);
       checkClosedSet(coordinate, field.name, field.type);
@@ -537,11 +555,17 @@ describe('conventionViolations', () => {
   `);
 
   it('finds nothing in a schema that keeps the conventions', () => {
-    expect(conventionViolations(good, { registeredNodes: ['Thing'], values: new Map() })).toEqual([]);
+    expect(
+      conventionViolations(good, { registeredNodes: ['Thing'], values: new Map(), descriptions: false }),
+    ).toEqual([]);
   });
 
   it('names every breach of a schema that breaks them', () => {
-    expect(conventionViolations(bad, { registeredNodes: [], values: new Map() }).map((v) => v.key)).toEqual(
+    expect(
+      conventionViolations(bad, { registeredNodes: [], values: new Map(), descriptions: false }).map(
+        (v) => v.key,
+      ),
+    ).toEqual(
       [
         'closed-set-string: Query.thing(kind:)',
         'closed-set-string: Thing.status',
@@ -564,5 +588,26 @@ describe('conventionViolations', () => {
         'nullable-required-input: ThingInput.name',
       ].sort((a, b) => a.localeCompare(b)),
     );
+  });
+
+  it('names every type, field, argument, input field and enum value without a description', () => {
+    const schema = buildSchema(`
+      "An order." type Order { "Its total, in cents." total: Int! note: String }
+      enum Colour { "Red." RED BLUE }
+      input Filter { "Colour wanted." colour: Colour size: Int }
+      type Query { "Orders." orders("The filter." filter: Filter, limit: Int): [Order!]! old: Int @deprecated(reason: "use orders") }
+    `);
+    expect(
+      conventionViolations(schema, { values: new Map([['Order', 'test']]) })
+        .filter((v) => v.key.startsWith('undescribed'))
+        .map((v) => v.key),
+    ).toEqual([
+      'undescribed: Colour',
+      'undescribed: Colour.BLUE',
+      'undescribed: Filter',
+      'undescribed: Filter.size',
+      'undescribed: Order.note',
+      'undescribed: Query.orders(limit:)',
+    ]);
   });
 });
