@@ -29,14 +29,18 @@ export interface ExplorerOptions {
   authorization?: string;
 }
 
-/** The query the GraphiQL editor opens with: harmless, and answered for any client with TOKEN_INTROSPECT. */
-const DEFAULT_QUERY = `# GraphiQL, served by the gateway (works offline).
+/**
+ * The query the GraphiQL editor opens with: harmless, and answered for any client with
+ * TOKEN_INTROSPECT. It must validate against the schema (test/e2e/explorer.test.ts checks it), so
+ * the explorer's first click answers data, not "Cannot query field".
+ */
+export const DEFAULT_QUERY = `# GraphiQL, served by the gateway (works offline).
 # Operations need an "authorization: Basic ..."
 # header: see the Headers tab below.
 query Example {
   introspectToken(token: "not-a-real-token") {
     active
-    client_id
+    clientId
     expiry
   }
 }

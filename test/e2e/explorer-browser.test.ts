@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Browser, Page, chromium } from 'playwright-core';
+import { DEFAULT_QUERY } from '../../src/graphql/explorer';
 import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
 
@@ -69,29 +70,45 @@ async function pixelStats(browser: Browser, png: Buffer): Promise<{ inked: numbe
   }
 }
 
-/**
- * Waits for GraphiQL to render with the schema loaded, runs `query` (default QUERY), and returns
- * the result pane's text once it contains `expect` (before that, `started` runs after the click).
- */
-async function runQuery(
-  page: Page,
-  query = QUERY,
-  expected = 'introspectToken',
-  started: () => Promise<void> = async () => undefined,
-): Promise<string> {
+/** Waits for GraphiQL to render with the schema loaded (the docs button needs the introspection answer). */
+async function schemaLoaded(page: Page): Promise<void> {
   await page.waitForSelector('.graphiql-query-editor .CodeMirror', { timeout: 30_000 });
-  // The docs explorer button appears once the introspection query has answered.
   await page.waitForSelector('.graphiql-sidebar button[aria-label="Show Documentation Explorer"]', {
     timeout: 30_000,
   });
+}
+
+/** The text of the query editor. */
+function editorText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.querySelector('.graphiql-query-editor .CodeMirror') as unknown as {
+      CodeMirror: { getValue(): string };
+    };
+    return el.CodeMirror.getValue();
+  });
+}
+
+/**
+ * Waits for GraphiQL to render with the schema loaded, runs `query` (default QUERY; null keeps the
+ * editor's default query, as a person's first click does), and returns the result pane's text once
+ * it contains `expect` (before that, `started` runs after the click).
+ */
+async function runQuery(
+  page: Page,
+  query: string | null = QUERY,
+  expected = 'introspectToken',
+  started: () => Promise<void> = async () => undefined,
+): Promise<string> {
+  await schemaLoaded(page);
   // Replace the default query (CodeMirror fires the change GraphiQL listens to), then give
   // GraphiQL's debounced operation-name update time to run.
-  await page.evaluate((q) => {
-    const cm = document.querySelector('.graphiql-query-editor .CodeMirror') as unknown as {
-      CodeMirror: { setValue(v: string): void };
-    };
-    cm.CodeMirror.setValue(q);
-  }, query);
+  if (query !== null)
+    await page.evaluate((q) => {
+      const cm = document.querySelector('.graphiql-query-editor .CodeMirror') as unknown as {
+        CodeMirror: { setValue(v: string): void };
+      };
+      cm.CodeMirror.setValue(q);
+    }, query);
   await page.waitForTimeout(1000);
   await page.click('.graphiql-execute-button');
   await started();
@@ -175,6 +192,78 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
         );
       } catch (err) {
         await page.screenshot({ path: path.join(SHOTS, 'explorer-graphiql-failed.png') });
+        throw new Error(`${(err as Error).message}\nbrowser problems: ${JSON.stringify(problems)}`, {
+          cause: err,
+        });
+      } finally {
+        await context.close();
+      }
+    }, 120_000);
+  });
+
+  describe('GRAPHQL_EXPLORER=graphiql: the first click (issue 29 item 8)', () => {
+    let app: TestApp;
+    const authorization = basic('portal');
+    beforeAll(async () => {
+      app = await startTestApp({
+        env: { GRAPHQL_EXPLORER: 'graphiql' },
+        sandboxAuthorization: authorization,
+      });
+    });
+    afterAll(() => app?.close());
+
+    it('runs the default query as it opens: data, no errors, and no request leaves the gateway', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      // Every request of the context (pages, workers, prefetches): one for another origin is
+      // recorded and refused, so a stray fetch shows here even when nothing on the page errors.
+      const origin = new URL(app.url).origin;
+      const foreign: string[] = [];
+      await context.route(
+        (u) => u.protocol !== 'data:' && u.origin !== origin,
+        (route) => {
+          foreign.push(route.request().url());
+          return route.abort('blockedbyclient');
+        },
+      );
+      const page = await context.newPage();
+      const requested: string[] = [];
+      const problems: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+      });
+      try {
+        expect((await page.goto(`${app.url}/graphql/explorer`))?.status()).toBe(200);
+        await schemaLoaded(page);
+        // What a person sees first: the gateway's default query, untouched.
+        expect(await editorText(page)).toBe(DEFAULT_QUERY);
+        const answered = page.waitForResponse(
+          (r) =>
+            r.request().method() === 'POST' && (r.request().postData() ?? '').includes('introspectToken'),
+          { timeout: 60_000 },
+        );
+        const shown = JSON.parse(await runQuery(page, null, '"introspectToken"')) as {
+          data?: { introspectToken?: Record<string, unknown> };
+          errors?: unknown;
+        };
+        const res = await answered;
+        expect(res.status()).toBe(200);
+        expect(shown.errors).toBeUndefined();
+        expect(shown.data?.introspectToken).toMatchObject({ active: false, clientId: null });
+        expect(await res.json()).toEqual(shown);
+        // Reading the schema as a person would: the docs explorer, then the Query type's fields
+        // (descriptions are rendered as markdown; none may load anything from elsewhere).
+        await page.click('.graphiql-sidebar button[aria-label="Show Documentation Explorer"]');
+        await page.waitForSelector('.graphiql-doc-explorer', { timeout: 30_000 });
+        await page.click('.graphiql-doc-explorer a.graphiql-doc-explorer-type-name >> text=Query');
+        await page.waitForSelector('.graphiql-doc-explorer >> text=introspectToken', { timeout: 30_000 });
+        await page.screenshot({ path: path.join(SHOTS, 'explorer-first-click.png') });
+        expect(problems).toEqual([]);
+        expect(foreign).toEqual([]);
+        expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
+      } catch (err) {
+        await page.screenshot({ path: path.join(SHOTS, 'explorer-first-click-failed.png') });
         throw new Error(`${(err as Error).message}\nbrowser problems: ${JSON.stringify(problems)}`, {
           cause: err,
         });

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { graphiqlPage } from '../../src/graphql/explorer';
+import { NoDeprecatedCustomRule, parse, specifiedRules, validate } from 'graphql';
+import { DEFAULT_QUERY, graphiqlPage } from '../../src/graphql/explorer';
+import { gatewaySchema } from '../../src/graphql/schema';
 import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
 
@@ -125,6 +127,12 @@ describe('GRAPHQL_EXPLORER=graphiql (offline explorer)', () => {
 });
 
 describe('graphiqlPage', () => {
+  it('opens with a default query the schema accepts, using nothing deprecated (the first click answers data)', async () => {
+    const rules = [...specifiedRules, NoDeprecatedCustomRule];
+    expect(validate(await gatewaySchema(), parse(DEFAULT_QUERY), rules).map((e) => e.message)).toEqual([]);
+    expect(pageConfig(graphiqlPage({}))).toMatchObject({ defaultQuery: DEFAULT_QUERY });
+  });
+
   it('pre-fills no authorization when none is given', () => {
     const html = graphiqlPage({});
     expect(pageConfig(html)).not.toHaveProperty('headers');
