@@ -71,14 +71,22 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'Location.profiles': 10,
   /** The service returns at most 500. */
   'Query.allowances': 500,
-  'Query.planDefinitions': 100,
   'Query.ratings': 1000,
-  /** MAX_PLANS_PER_SUBSCRIBER. */
-  'Query.subscriberPlans': 20,
-  /** One page of groups (the service's fixed page size). */
-  'GroupPage.nodes': 100,
-  /** MAX_GROUP_SIZE. */
-  'Group.members': 10,
+  /** Groups and plans (issue 29): a bulk write's members (at most 100), a refusal's few errors and field path. */
+  'AddGroupMembersPayload.groupMembers': 100,
+  'RemoveGroupMembersPayload.deletedGroupMemberIds': 100,
+  'CreateGroupPayload.userErrors': 2,
+  'UpdateGroupPayload.userErrors': 3,
+  'DeleteGroupPayload.userErrors': 1,
+  'GroupMemberPayload.userErrors': 2,
+  'AddGroupMembersPayload.userErrors': 2,
+  'RemoveGroupMemberPayload.userErrors': 1,
+  'RemoveGroupMembersPayload.userErrors': 1,
+  'GroupUserError.field': 4,
+  'UpsertPlanDefinitionPayload.userErrors': 5,
+  'UpsertSubscriberPlanPayload.userErrors': 3,
+  'RenewSubscriberPlanPayload.userErrors': 1,
+  'PlanUserError.field': 2,
   /** A plan definition allows at most 1000 recipients per period; 100 per donation assumed. */
   'Donation.recipients': 100,
   'RecurringDonation.recipients': 100,
@@ -86,8 +94,6 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'RecurringDonationPage.nodes': 100,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
-  /** At most 100 entries per bulk add (the service refuses more). */
-  'Mutation.addGroupMembers': 100,
 };
 
 /**
@@ -98,6 +104,8 @@ export const PAGE_LISTS: ReadonlySet<string> = new Set([
   'LocationConnection.edges',
   'ChargeConnection.nodes',
   'CdrConnection.nodes',
+  /** The deprecated page view of `groups`. */
+  'GroupConnection.nodes',
 ]);
 
 /**
@@ -347,7 +355,9 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
               listSizes: opts.listSizes,
             });
           } catch (err) {
-            // Only the node limit throws here: variables were coerced before this hook.
+            // Variables are coerced after this hook: one that does not coerce (a malformed MSISDN)
+            // is left to execution, which answers BAD_USER_INPUT naming it.
+            if (/^Variable "\$/.test((err as Error).message)) return;
             throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
               maxQueryNodes: MAX_QUERY_NODES,
             });

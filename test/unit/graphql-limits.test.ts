@@ -40,7 +40,9 @@ function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<
       );
     if (isEnumType(type)) return type.getValues()[0].value;
     return (
-      { Int: 1, Float: 1, Boolean: true, SafeInt: 1, JSONObject: {} }[(type as GraphQLScalarType).name] ?? '1'
+      { Int: 1, Float: 1, Boolean: true, SafeInt: 1, JSONObject: {}, MSISDN: '353871234567' }[
+        (type as GraphQLScalarType).name
+      ] ?? '1'
     );
   };
   const op = document.definitions.find((d) => d.kind === 'OperationDefinition');
