@@ -149,17 +149,17 @@ export const bulkMsisdn = (c: Checker, v: unknown, at: string): unknown =>
  */
 
 /**
- * `POST /sqs/api/groups` → `GroupInput` variables (MSISDN canonical, quotaType as the enum name).
+ * `POST /sqs/api/groups` → `GroupInput` variables (MSISDN canonical, quotaType as the enum name,
+ * absent when the body has none).
  * @throws BadUserInputError 400 (wrong JSON type) or 412 (missing or invalid), naming each field.
  */
 export function groupVariablesOf(body: Json): Json {
   const input = groupInputOf(body);
   const g = parseGroupRequest(input);
-  return {
-    ownerId: g.ownerId,
-    name: g.name,
-    quotaType: input.quotaType === null || input.quotaType === undefined ? null : g.quotaType.toUpperCase(),
-  };
+  // An absent quotaType stays absent (not null), so the idempotency fingerprint of the request is
+  // the one the same body had before the input was typed.
+  const quotaType = input.quotaType === null || input.quotaType === undefined ? input.quotaType : g.quotaType;
+  return { ownerId: g.ownerId, name: g.name, quotaType: quotaType?.toUpperCase() ?? quotaType };
 }
 
 /**

@@ -53,7 +53,11 @@ import {
   memberView,
 } from './group.types';
 import { GroupRow } from './sharing.rows';
-import { INPUT_DOC, idempotencyKeyArg, loaders, nullIfNotFound } from './sharing.views';
+import { idempotencyKeyArg, loaders, nullIfNotFound } from './sharing.views';
+
+/** How a typed group input's out-of-range fields are answered, for argument descriptions. */
+const INPUT_DOC =
+  "A malformed MSISDN or quota is refused before anything runs (BAD_USER_INPUT); a field out of range (a blank name, a quota outside the group's range) is a `userErrors` entry INVALID naming it.";
 
 /** The error type of every group mutation. */
 const ERROR_TYPE = 'GroupUserError';
