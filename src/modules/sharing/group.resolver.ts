@@ -90,6 +90,11 @@ class GroupsArgs extends ConnectionArgs {
 class MembersArgs extends ConnectionArgs {
   @Field(() => Int, {
     nullable: true,
+    description: `Forward paging: how many members after \`after\` (1-${PAGE_SIZE_MAX}); absent with \`last\` absent too: every member.`,
+  })
+  declare first?: number | null;
+  @Field(() => Int, {
+    nullable: true,
     deprecationReason: 'use first/after',
     description: `Page number from 0, ${MEMBER_PAGE_SIZE} members a page (published \`GET /sqs/api/groups/<id>/members?page=\`; not with first/after/last/before).`,
   })
