@@ -282,6 +282,7 @@ const removeMember = defineRoute<{ removeGroupMember: { deletedGroupMemberId: st
     responses: {
       204: { description: 'removed' },
       404: { description: 'group not found (5), not a member (14)' },
+      412: { description: '`memberId` is not an MSISDN' },
     },
   }),
   permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
