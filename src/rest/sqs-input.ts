@@ -145,7 +145,8 @@ export const bulkMsisdn = (c: Checker, v: unknown, at: string): unknown =>
  * QuotaType, non-null), so a legacy body that lacks a field or holds a malformed one is answered
  * here, at the edge, with the error the service's parser gave for it before: 400 for a wrong JSON
  * type, then 412 naming every missing or invalid field. Each check runs where the service ran it
- * (before any read), so the answers do not change.
+ * (before any read), so the answers do not change; the one exception is named at
+ * {@link bulkMemberVariablesOf}.
  */
 
 /**
@@ -191,7 +192,11 @@ export const memberIdParamOf = (value: string): string => parseMsisdnParam(value
  * 1-100 entries (412 `members`), each entry's `memberId` and `quota` present, the MSISDN valid
  * and the quota an integer (412 `members[i].memberId` / `members[i].quota`), the first failing
  * entry answering. The quota's range, duplicates and every rule that reads the group are the
- * service's.
+ * service's. One order differs from the legacy path, which judged an entry's shape only after
+ * reading the group and judging the entries before it: a body holding such a malformed entry now
+ * answers its 412 even when the group is unknown (was 404/5), an earlier entry breaks a rule of
+ * the group (was that entry's 412/422), or its Idempotency-Key was used for another body (was
+ * 422/1). Well-formed bodies answer as before.
  * @throws BadUserInputError 400 or 412.
  */
 export function bulkMemberVariablesOf(body: Json): Json[] {
