@@ -202,7 +202,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
         timeoutMs: config.graphqlTimeoutMs,
         listSizes: {
           'Group.members': config.maxGroupSize,
-          'Query.subscriberPlans': config.maxPlansPerSubscriber,
         },
       }),
       landingPagePlugin({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization }),

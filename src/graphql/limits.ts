@@ -71,22 +71,16 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
   'Location.infoList': 500,
   'Location.profileList': 10,
-  /** One entry per offending input field. */
-  'UpsertLocationPayload.userErrors': 10,
-  'UpsertLocationInfoTypePayload.userErrors': 10,
-  'DeleteLocationPayload.userErrors': 1,
-  /** An input path: `["input", "rates", "1", "name"]`. */
-  'LocationUserError.field': 5,
-  'DeleteLocationUserError.field': 1,
   /** The service returns at most 500. */
   'Query.allowances': 500,
-  'Query.planDefinitions': 100,
-  /** MAX_PLANS_PER_SUBSCRIBER. */
-  'Query.subscriberPlans': 20,
-  /** One page of groups (the service's fixed page size). */
-  'GroupPage.nodes': 100,
-  /** MAX_GROUP_SIZE. */
+  /**
+   * MAX_GROUP_SIZE: a connection whose page without `first`/`last` is the whole group, so that
+   * is its page size when neither is given.
+   */
   'Group.members': 10,
+  /** A bulk member write's members (at most 100 entries). */
+  'AddGroupMembersPayload.groupMembers': 100,
+  'RemoveGroupMembersPayload.deletedGroupMemberIds': 100,
   /** A plan definition allows at most 1000 recipients per period; 100 per donation assumed. */
   'Donation.recipients': 100,
   'RecurringDonation.recipients': 100,
@@ -94,19 +88,6 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'RecurringDonationPage.nodes': 100,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
-  /** One entry per refused field of the input (a rating entry has 8 fields; adjustBalance 3 arguments). */
-  'UpsertRatingPayload.userErrors': 8,
-  'AdjustBalancePayload.userErrors': 3,
-  /** A field path: the argument, then one name per level (the inputs nest at most 2 deep). */
-  'UpsertRatingUserError.field': 3,
-  'AdjustBalanceUserError.field': 3,
-  /** At most 100 entries per bulk add (the service refuses more). */
-  'Mutation.addGroupMembers': 100,
-  /** A token mutation's refusals: one per offending argument, each with a path of one or two names. */
-  'IssueTokenPayload.userErrors': 2,
-  'IssueTokenUserError.field': 2,
-  'RevokeTokenPayload.userErrors': 1,
-  'RevokeTokenUserError.field': 2,
 };
 
 /**
@@ -117,6 +98,8 @@ export const PAGE_LISTS: ReadonlySet<string> = new Set([
   'LocationConnection.edges',
   'ChargeConnection.nodes',
   'CdrConnection.nodes',
+  /** The deprecated page view of `groups`. */
+  'GroupConnection.nodes',
 ]);
 
 /**
@@ -126,6 +109,26 @@ export const PAGE_LISTS: ReadonlySet<string> = new Set([
  * {@link PAGE_LISTS}.
  */
 const PAGE_SIZE_ARGS = ['first', 'last'] as const;
+
+/** Assumed length of every mutation payload's `userErrors`: one entry per refused input field. */
+export const USER_ERRORS_SIZE = 10;
+/** Assumed length of a user error's `field` path (`["input", "members", "3", "quota"]`). */
+export const USER_ERROR_FIELD_SIZE = 5;
+
+/**
+ * The assumed length of list field `key` (`Type.field`) without a page size: {@link LIST_SIZES}
+ * (with `sizes` overriding it), every payload's `userErrors` and every user error's `field`
+ * path; undefined for a list the table does not know.
+ */
+export function assumedListSize(
+  key: string,
+  sizes: Readonly<Record<string, number>> = LIST_SIZES,
+): number | undefined {
+  if (key in sizes) return sizes[key];
+  if (/Payload\.userErrors$/.test(key)) return USER_ERRORS_SIZE;
+  if (/UserError\.field$/.test(key)) return USER_ERROR_FIELD_SIZE;
+  return undefined;
+}
 
 /** True for a list that holds one page of a connection (its length is the connection's page size). */
 export function isPageList(key: string): boolean {
@@ -178,15 +181,16 @@ export function operationCost(
         size = Math.max(size, ok ? (n as number) : MAX_PAGE_SIZE);
       }
       // A field that declares `first` with a default gets it in `args`; a connection's own default
-      // applies when neither is given.
-      return 1 + (size || PAGE_SIZE_DEFAULT) * Math.max(childComplexity, 1);
+      // applies when neither is given, or the table's length for a connection that then serves
+      // the whole list (a group's members).
+      return 1 + (size || sizes[key] || PAGE_SIZE_DEFAULT) * Math.max(childComplexity, 1);
     }
     if (isPageList(key)) return 1 + childComplexity;
     if (key === 'Query.nodes' && Array.isArray(args.ids))
       return 1 + Math.max(args.ids.length, 1) * Math.max(childComplexity, 1);
     if (isListType(getNullableType(field.type)) && !type.name.startsWith('__')) {
       // Unknown list fields count as large so that a new one is not free (a test lists them).
-      const size = sizes[key] ?? 1000;
+      const size = assumedListSize(key, sizes) ?? 1000;
       return 1 + size * Math.max(childComplexity, 1);
     }
     return 1 + childComplexity;

@@ -1,7 +1,13 @@
 import { Permission } from '../auth/permissions';
 import { MEMBER_PAGE_SIZE } from '../modules/sharing/group-member.service';
 import { RestRoute, defineRoute } from './route';
-import { bulkInputOf, bulkMember, bulkMsisdn, groupUpdateInputOf, memberInputOf } from './sqs-input';
+import {
+  bulkMemberVariablesOf,
+  bulkMsisdnVariablesOf,
+  groupUpdateVariablesOf,
+  memberIdParamOf,
+  memberVariablesOf,
+} from './sqs-input';
 import * as S from './sqs.schemas';
 import {
   GROUP_SELECTION,
@@ -30,7 +36,7 @@ type Member = { memberId: string; quota: number };
  * ownerId, name}` with `updated` advanced; 412 on `id` (not the path's) or `ownerId` (not the
  * owner: it cannot change); 409/2 the owner's other group with that name; 404/5.
  */
-const updateGroup = defineRoute<{ updateGroup: GroupData }>({
+const updateGroup = defineRoute<{ updateGroup: { group: GroupData } }>({
   ...sqs,
   method: 'PUT',
   path: '/sqs/api/groups/:id',
@@ -57,11 +63,11 @@ const updateGroup = defineRoute<{ updateGroup: GroupData }>({
   }),
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation UpdateGroup($id: String!, $input: GroupUpdateInput!, $idempotencyKey: String) {
-    updateGroup(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
+  document: `mutation UpdateGroup($id: ID!, $input: GroupUpdateInput!, $idempotencyKey: String) {
+    updateGroup(id: $id, input: $input, idempotencyKey: $idempotencyKey) { group { ${GROUP_SELECTION} } }
   }`,
-  variables: ({ params, body }) => ({ id: params.id, input: groupUpdateInputOf(body) }),
-  result: ({ updateGroup: g }) => {
+  variables: ({ params, body }) => ({ id: params.id, input: groupUpdateVariablesOf(body) }),
+  result: ({ updateGroup: { group: g } }) => {
     const { created, updated, id, ownerId, name } = groupBody(g);
     return { status: 200, body: { created, updated, id, ownerId, name } };
   },
@@ -72,7 +78,7 @@ const updateGroup = defineRoute<{ updateGroup: GroupData }>({
  * page: {size: 100, totalElements, totalPages, number}}`, members in joining order; 404/5.
  */
 const listMembers = defineRoute<{
-  group: { memberCount: number; members: Member[] } | null;
+  group: { memberCount: number; members: { edges: { node: Member }[] } } | null;
 }>({
   ...sqs,
   method: 'GET',
@@ -101,8 +107,8 @@ const listMembers = defineRoute<{
     },
   }),
   permissionHeader: Permission.SQS_GROUP_READ_PERMISSION,
-  document: `query GroupMembers($id: String!, $page: Int!) {
-    group(id: $id) { memberCount members(page: $page) { memberId quota } }
+  document: `query GroupMembers($id: ID!, $page: Int!) {
+    group(id: $id) { memberCount members(page: $page) { edges { node { memberId quota } } } }
   }`,
   variables: ({ params, query }) => ({ id: params.id, page: pageOf(query) }),
   result: ({ group: g }, { params, query }) =>
@@ -110,7 +116,7 @@ const listMembers = defineRoute<{
       ? {
           status: 200,
           body: {
-            _embedded: { members: g.members },
+            _embedded: { members: g.members.edges.map((e) => e.node) },
             page: pageObject({ page: pageOf(query), size: MEMBER_PAGE_SIZE, totalElements: g.memberCount }),
           },
         }
@@ -122,7 +128,7 @@ const listMembers = defineRoute<{
  * quota; 201 `{memberId, quota}`; `memberId` not the path's 412; the rules of POST members (3,
  * 4, 6, 12, 14; 404/5).
  */
-const upsertMember = defineRoute<{ upsertGroupMember: Member }>({
+const upsertMember = defineRoute<{ upsertGroupMember: { groupMember: Member } }>({
   ...sqs,
   method: 'PUT',
   path: '/sqs/api/groups/:id/members/:memberId',
@@ -147,15 +153,20 @@ const upsertMember = defineRoute<{ upsertGroupMember: Member }>({
   }),
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation UpsertGroupMember($groupId: String!, $memberId: String!, $input: GroupMemberInput!, $idempotencyKey: String) {
-    upsertGroupMember(groupId: $groupId, memberId: $memberId, input: $input, idempotencyKey: $idempotencyKey) { memberId quota }
+  document: `mutation UpsertGroupMember($groupId: ID!, $memberId: MSISDN!, $input: GroupMemberInput!, $idempotencyKey: String) {
+    upsertGroupMember(groupId: $groupId, memberId: $memberId, input: $input, idempotencyKey: $idempotencyKey) {
+      groupMember { memberId quota }
+    }
   }`,
-  variables: ({ params, body }) => ({
-    groupId: params.id,
-    memberId: params.memberId,
-    input: memberInputOf(body),
+  variables: ({ params, body }) => {
+    // The body first, then the path's memberId: the order the service checked them in.
+    const input = memberVariablesOf(body);
+    return { groupId: params.id, memberId: memberIdParamOf(params.memberId), input };
+  },
+  result: ({ upsertGroupMember: { groupMember: m } }) => ({
+    status: 201,
+    body: { memberId: m.memberId, quota: m.quota },
   }),
-  result: ({ upsertGroupMember: m }) => ({ status: 201, body: { memberId: m.memberId, quota: m.quota } }),
 });
 
 /**
@@ -164,7 +175,7 @@ const upsertMember = defineRoute<{ upsertGroupMember: Member }>({
  * and body answer (412 fields `members[i].…`); limits (6, 4) judged on the group after the
  * whole request; 200 `{members: [...]}` in request order.
  */
-const bulkAdd = defineRoute<{ addGroupMembers: Member[] }>({
+const bulkAdd = defineRoute<{ addGroupMembers: { groupMembers: Member[] } }>({
   ...sqs,
   method: 'PUT',
   path: '/sqs/api/groups/:id/members/_bulk/add',
@@ -194,11 +205,13 @@ const bulkAdd = defineRoute<{ addGroupMembers: Member[] }>({
   }),
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation AddGroupMembers($groupId: String!, $members: [GroupMemberInput!], $idempotencyKey: String) {
-    addGroupMembers(groupId: $groupId, members: $members, idempotencyKey: $idempotencyKey) { memberId quota }
+  document: `mutation AddGroupMembers($groupId: ID!, $members: [GroupMemberInput!]!, $idempotencyKey: String) {
+    addGroupMembers(groupId: $groupId, members: $members, idempotencyKey: $idempotencyKey) {
+      groupMembers { memberId quota }
+    }
   }`,
-  variables: ({ params, body }) => ({ groupId: params.id, members: bulkInputOf(body, bulkMember) }),
-  result: ({ addGroupMembers: ms }) => ({
+  variables: ({ params, body }) => ({ groupId: params.id, members: bulkMemberVariablesOf(body) }),
+  result: ({ addGroupMembers: { groupMembers: ms } }) => ({
     status: 200,
     body: { members: ms.map((m) => ({ memberId: m.memberId, quota: m.quota })) },
   }),
@@ -208,7 +221,7 @@ const bulkAdd = defineRoute<{ addGroupMembers: Member[] }>({
  * PUT /sqs/api/groups/<id>/members/_bulk/delete `{members: ["<msisdn>", ...]}` (1-100): removes
  * those that are members, all at once; others are ignored; 204; 404/5.
  */
-const bulkDelete = defineRoute<{ removeGroupMembers: boolean }>({
+const bulkDelete = defineRoute<{ removeGroupMembers: { deletedGroupMemberIds: string[] } }>({
   ...sqs,
   method: 'PUT',
   path: '/sqs/api/groups/:id/members/_bulk/delete',
@@ -225,10 +238,12 @@ const bulkDelete = defineRoute<{ removeGroupMembers: boolean }>({
   }),
   permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
   idempotent: true,
-  document: `mutation RemoveGroupMembers($groupId: String!, $memberIds: [String!], $idempotencyKey: String) {
-    removeGroupMembers(groupId: $groupId, memberIds: $memberIds, idempotencyKey: $idempotencyKey)
+  document: `mutation RemoveGroupMembers($groupId: ID!, $memberIds: [MSISDN!]!, $idempotencyKey: String) {
+    removeGroupMembers(groupId: $groupId, memberIds: $memberIds, idempotencyKey: $idempotencyKey) {
+      deletedGroupMemberIds
+    }
   }`,
-  variables: ({ params, body }) => ({ groupId: params.id, memberIds: bulkInputOf(body, bulkMsisdn) }),
+  variables: ({ params, body }) => ({ groupId: params.id, memberIds: bulkMsisdnVariablesOf(body) }),
   result: () => ({ status: 204, body: null }),
 });
 

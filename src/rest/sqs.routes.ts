@@ -1,8 +1,11 @@
 import { Permission } from '../auth/permissions';
+import { invalidField } from '../errors';
+import { GROUP_PAGE_SIZE } from '../modules/sharing/group.service';
+import { parseMsisdnParam } from '../modules/sharing/sharing-request';
 import { RestRoute, defineRoute, optionalQueryString } from './route';
 import * as S from './sqs.schemas';
 import { SQS_GROUP_ROUTES } from './sqs-groups.routes';
-import { donationInputOf, groupInputOf, memberInputOf } from './sqs-input';
+import { donationInputOf, groupVariablesOf, memberIdParamOf, memberVariablesOf } from './sqs-input';
 import { SQS_RECURRING_ROUTES } from './sqs-recurring.routes';
 import {
   GROUP_SELECTION,
@@ -95,7 +98,7 @@ const donate = defineRoute<{ shareQuota: DonationData }>({
 });
 
 /** POST /sqs/api/groups: 201 `{id, ownerId, name, created, updated}`; owner+name taken 409/2. */
-const createGroup = defineRoute<{ createGroup: GroupData }>({
+const createGroup = defineRoute<{ createGroup: { group: GroupData } }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/groups',
@@ -113,15 +116,15 @@ const createGroup = defineRoute<{ createGroup: GroupData }>({
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
   document: `mutation CreateGroup($input: GroupInput!, $idempotencyKey: String) {
-    createGroup(input: $input, idempotencyKey: $idempotencyKey) { ${GROUP_SELECTION} }
+    createGroup(input: $input, idempotencyKey: $idempotencyKey) { group { ${GROUP_SELECTION} } }
   }`,
-  variables: ({ body }) => ({ input: groupInputOf(body) }),
-  result: ({ createGroup: g }) => ({ status: 201, body: groupBody(g) }),
+  variables: ({ body }) => ({ input: groupVariablesOf(body) }),
+  result: ({ createGroup: { group } }) => ({ status: 201, body: groupBody(group) }),
 });
 
 /** GET /sqs/api/groups/<id>: the group with `quotaType` and `members[{memberId, quota}]`; 404/5. */
 const getGroup = defineRoute<{
-  group: (GroupData & { members: { memberId: string; quota: number }[] }) | null;
+  group: (GroupData & { members: { edges: { node: { memberId: string; quota: number } }[] } }) | null;
 }>({
   ...sqs,
   method: 'GET',
@@ -144,11 +147,20 @@ const getGroup = defineRoute<{
     },
   }),
   permissionHeader: Permission.SQS_GROUP_READ_PERMISSION,
-  document: `query Group($id: String!) { group(id: $id) { ${GROUP_SELECTION} members { memberId quota } } }`,
+  document: `query Group($id: ID!) {
+    group(id: $id) { ${GROUP_SELECTION} members { edges { node { memberId quota } } } }
+  }`,
   variables: ({ params }) => ({ id: params.id }),
   result: ({ group: g }, { params }) =>
     g
-      ? { status: 200, body: { ...groupBody(g), quotaType: g.quotaType, members: g.members } }
+      ? {
+          status: 200,
+          body: {
+            ...groupBody(g),
+            quotaType: g.quotaType.toLowerCase(),
+            members: g.members.edges.map((e) => e.node),
+          },
+        }
       : notFound(`group ${params.id} not found`, 5),
 });
 
@@ -157,7 +169,7 @@ const getGroup = defineRoute<{
  * `_links` self/next/prev, `page {size, totalElements, totalPages, number}`.
  */
 const listGroups = defineRoute<{
-  groups: { nodes: GroupData[]; page: number; size: number; totalElements: number };
+  groups: { totalCount: number; edges: { node: GroupData }[] };
 }>({
   ...sqs,
   method: 'GET',
@@ -176,27 +188,36 @@ const listGroups = defineRoute<{
     },
   }),
   permissionHeader: Permission.SQS_GROUP_READ_PERMISSION,
-  document: `query Groups($ownerId: String, $memberId: String, $page: Int!) {
-    groups(ownerId: $ownerId, memberId: $memberId, page: $page) { nodes { ${GROUP_SELECTION} } page size totalElements }
+  document: `query Groups($ownerId: MSISDN, $memberId: MSISDN, $page: Int!) {
+    groups(ownerId: $ownerId, memberId: $memberId, page: $page) { totalCount edges { node { ${GROUP_SELECTION} } } }
   }`,
-  variables: ({ query }) => ({
-    ownerId: optionalQueryString(query, 'ownerId'),
-    memberId: optionalQueryString(query, 'memberId'),
-    page: pageOf(query),
-  }),
+  variables: ({ query }) => {
+    const ownerId = optionalQueryString(query, 'ownerId');
+    const memberId = optionalQueryString(query, 'memberId');
+    const page = pageOf(query);
+    if (ownerId === null && memberId === null) throw invalidField('ownerId', 'give ownerId or memberId');
+    return {
+      ownerId: ownerId === null ? null : parseMsisdnParam(ownerId, 'ownerId'),
+      memberId: memberId === null ? null : parseMsisdnParam(memberId, 'memberId'),
+      page,
+    };
+  },
   result: ({ groups: g }, { query, baseUrl }) => ({
     status: 200,
     body: halPage(
       { baseUrl, path: '/sqs/api/groups', query, filters: ['ownerId', 'memberId'] },
-      g,
+      { page: pageOf(query), size: GROUP_PAGE_SIZE, totalElements: g.totalCount },
       'groups',
-      g.nodes.map((x) => ({ ...groupBody(x), _links: { self: { href: groupHref(baseUrl, x.id) } } })),
+      g.edges.map(({ node: x }) => ({
+        ...groupBody(x),
+        _links: { self: { href: groupHref(baseUrl, x.id) } },
+      })),
     ),
   }),
 });
 
 /** DELETE /sqs/api/groups/<id>: 204; cancels the group's recurring donation; 404/5. */
-const deleteGroup = defineRoute<{ deleteGroup: boolean }>({
+const deleteGroup = defineRoute<{ deleteGroup: { deletedGroupId: string } }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/groups/:id',
@@ -207,13 +228,13 @@ const deleteGroup = defineRoute<{ deleteGroup: boolean }>({
     responses: { 204: { description: 'deleted' }, 404: { description: 'group not found (5)' } },
   }),
   permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
-  document: 'mutation DeleteGroup($id: String!) { deleteGroup(id: $id) }',
+  document: 'mutation DeleteGroup($id: ID!) { deleteGroup(id: $id) { deletedGroupId } }',
   variables: ({ params }) => ({ id: params.id }),
   result: () => ({ status: 204, body: null }),
 });
 
 /** POST /sqs/api/groups/<id>/members: 201 `{groupId, memberId, quota}`; 409, 422 (3, 4, 6, 12), 404/5. */
-const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: number } }>({
+const addMember = defineRoute<{ addGroupMember: { groupMember: { memberId: string; quota: number } } }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/groups/:id/members',
@@ -239,18 +260,18 @@ const addMember = defineRoute<{ addGroupMember: { memberId: string; quota: numbe
   }),
   permissionHeader: Permission.SQS_GROUP_CREATE_UPDATE_PERMISSION,
   idempotent: true,
-  document: `mutation AddGroupMember($groupId: String!, $input: GroupMemberInput!, $idempotencyKey: String) {
-    addGroupMember(groupId: $groupId, input: $input, idempotencyKey: $idempotencyKey) { memberId quota }
+  document: `mutation AddGroupMember($groupId: ID!, $input: GroupMemberInput!, $idempotencyKey: String) {
+    addGroupMember(groupId: $groupId, input: $input, idempotencyKey: $idempotencyKey) { groupMember { memberId quota } }
   }`,
-  variables: ({ params, body }) => ({ groupId: params.id, input: memberInputOf(body) }),
-  result: ({ addGroupMember: m }, { params }) => ({
+  variables: ({ params, body }) => ({ groupId: params.id, input: memberVariablesOf(body) }),
+  result: ({ addGroupMember: { groupMember: m } }, { params }) => ({
     status: 201,
     body: { groupId: params.id, memberId: m.memberId, quota: m.quota },
   }),
 });
 
 /** DELETE /sqs/api/groups/<id>/members/<memberId>: 204; group 404/5, not a member 404/14. */
-const removeMember = defineRoute<{ removeGroupMember: boolean }>({
+const removeMember = defineRoute<{ removeGroupMember: { deletedGroupMemberId: string } }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/groups/:id/members/:memberId',
@@ -261,12 +282,13 @@ const removeMember = defineRoute<{ removeGroupMember: boolean }>({
     responses: {
       204: { description: 'removed' },
       404: { description: 'group not found (5), not a member (14)' },
+      412: { description: '`memberId` is not an MSISDN' },
     },
   }),
   permissionHeader: Permission.SQS_GROUP_DELETE_PERMISSION,
   document:
-    'mutation RemoveGroupMember($groupId: String!, $memberId: String!) { removeGroupMember(groupId: $groupId, memberId: $memberId) }',
-  variables: ({ params }) => ({ groupId: params.id, memberId: params.memberId }),
+    'mutation RemoveGroupMember($groupId: ID!, $memberId: MSISDN!) { removeGroupMember(groupId: $groupId, memberId: $memberId) { deletedGroupMemberId } }',
+  variables: ({ params }) => ({ groupId: params.id, memberId: memberIdParamOf(params.memberId) }),
   result: () => ({ status: 204, body: null }),
 });
 

@@ -686,41 +686,67 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
         auth: SQS_AUTH,
         body: {
           query: `{
-            subscriberPlans(msisdn: "+${DONOR}") { id remaining definition { name unitMeteringType shareQuotaType } recurringDonation { groupId } }
+            subscriberPlans(msisdn: "+${DONOR}") { edges { node { planId remaining definition { name unitMeteringType shareQuotaType } recurringDonation { groupId } } } }
             donation(id: "${donation.id}") { donorId errorCode recipients { recipientId quota granted errorCode errorName } }
             allowances(msisdn: "${R(0)}") { donorPlanId amount unitMeteringType }
-            groups(ownerId: "${DONOR}") { totalElements nodes { id members { memberId quota } } }
+            groups(ownerId: "${DONOR}") { totalCount edges { node { id members { edges { node { memberId quota } } } } } }
           }`,
         },
       });
       expect(res.json()).toEqual({
         data: {
-          subscriberPlans: [
-            {
-              id: PLAN.share,
-              remaining: REMAINING[PLAN.share],
-              definition: { name: 'Share 10GB', unitMeteringType: 'volume', shareQuotaType: 'share' },
-              recurringDonation: { groupId },
-            },
-            {
-              id: PLAN.amount,
-              remaining: 990,
-              definition: { name: 'Gift 1000', unitMeteringType: 'volume', shareQuotaType: 'amount' },
-              recurringDonation: null,
-            },
-            {
-              id: PLAN.voice,
-              remaining: REMAINING[PLAN.voice],
-              definition: { name: 'Voice', unitMeteringType: 'time', shareQuotaType: 'amount' },
-              recurringDonation: null,
-            },
-            {
-              id: PLAN.credit,
-              remaining: REMAINING[PLAN.credit],
-              definition: { name: 'Credit', unitMeteringType: 'credit', shareQuotaType: 'amount' },
-              recurringDonation: null,
-            },
-          ],
+          subscriberPlans: {
+            edges: [
+              {
+                node: {
+                  planId: PLAN.share,
+                  remaining: REMAINING[PLAN.share],
+                  definition: {
+                    name: 'Share 10GB',
+                    unitMeteringType: 'VOLUME',
+                    shareQuotaType: 'SHARE',
+                  },
+                  recurringDonation: { groupId },
+                },
+              },
+              {
+                node: {
+                  planId: PLAN.amount,
+                  remaining: 990,
+                  definition: {
+                    name: 'Gift 1000',
+                    unitMeteringType: 'VOLUME',
+                    shareQuotaType: 'AMOUNT',
+                  },
+                  recurringDonation: null,
+                },
+              },
+              {
+                node: {
+                  planId: PLAN.voice,
+                  remaining: REMAINING[PLAN.voice],
+                  definition: {
+                    name: 'Voice',
+                    unitMeteringType: 'TIME',
+                    shareQuotaType: 'AMOUNT',
+                  },
+                  recurringDonation: null,
+                },
+              },
+              {
+                node: {
+                  planId: PLAN.credit,
+                  remaining: REMAINING[PLAN.credit],
+                  definition: {
+                    name: 'Credit',
+                    unitMeteringType: 'CREDIT',
+                    shareQuotaType: 'AMOUNT',
+                  },
+                  recurringDonation: null,
+                },
+              },
+            ],
+          },
           donation: {
             donorId: DONOR,
             errorCode: 0,
@@ -731,8 +757,10 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
           },
           allowances: [{ donorPlanId: PLAN.amount, amount: 10, unitMeteringType: 'volume' }],
           groups: {
-            totalElements: 1,
-            nodes: [{ id: groupId, members: [{ memberId: R(0), quota: 1_000_000 }] }],
+            totalCount: 1,
+            edges: [
+              { node: { id: groupId, members: { edges: [{ node: { memberId: R(0), quota: 1_000_000 } }] } } },
+            ],
           },
         },
       });

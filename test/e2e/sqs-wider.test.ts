@@ -555,10 +555,10 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
     it('updateGroup, upsertGroupMember, addGroupMembers, removeGroupMembers, group members(page), recurringDonations', async () => {
       const id = await group();
       const r = await gql(
-        `mutation($id: String!, $m: [GroupMemberInput!]!) {
-          updateGroup(id: $id, input: { id: $id, ownerId: "${DONOR}", name: "Typed" }) { name }
-          upsertGroupMember(groupId: $id, memberId: "${R(0)}", input: { memberId: "${R(0)}", quota: 5 }) { memberId quota }
-          addGroupMembers(groupId: $id, members: $m) { memberId quota }
+        `mutation($id: ID!, $m: [GroupMemberInput!]!) {
+          updateGroup(id: $id, input: { id: $id, ownerId: "${DONOR}", name: "Typed" }) { group { name } userErrors { code } }
+          upsertGroupMember(groupId: $id, memberId: "${R(0)}", input: { memberId: "${R(0)}", quota: 5 }) { groupMember { memberId quota } }
+          addGroupMembers(groupId: $id, members: $m) { groupMembers { memberId quota } }
         }`,
         {
           id,
@@ -570,60 +570,86 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
       );
       expect(r).toEqual({
         data: {
-          updateGroup: { name: 'Typed' },
-          upsertGroupMember: { memberId: R(0), quota: 5 },
-          addGroupMembers: [
-            { memberId: R(1), quota: 6 },
-            { memberId: R(2), quota: 7 },
-          ],
+          updateGroup: { group: { name: 'Typed' }, userErrors: [] },
+          upsertGroupMember: { groupMember: { memberId: R(0), quota: 5 } },
+          addGroupMembers: {
+            groupMembers: [
+              { memberId: R(1), quota: 6 },
+              { memberId: R(2), quota: 7 },
+            ],
+          },
         },
       });
       const removed = await gql(
-        `mutation($id: String!) { removeGroupMembers(groupId: $id, memberIds: ["${R(1)}"]) }`,
+        `mutation($id: ID!) { removeGroupMembers(groupId: $id, memberIds: ["${R(1)}"]) { deletedGroupMemberIds userErrors { code } } }`,
         { id },
       );
-      expect(removed).toEqual({ data: { removeGroupMembers: true } });
+      expect(removed).toEqual({
+        data: { removeGroupMembers: { deletedGroupMemberIds: [expect.any(String)], userErrors: [] } },
+      });
       await t.sqs.createRecurring({ donorPlanId: PLAN.share, groupId: id });
       const read = await gql(
-        `query($id: String!) {
-          group(id: $id) { memberCount members(page: 0) { memberId } }
-          recurringDonations(groupId: $id) { totalElements nodes { planName groupId } }
+        `query($id: ID!, $rid: String!) {
+          group(id: $id) { memberCount members(page: 0) { edges { node { memberId } } } }
+          recurringDonations(groupId: $rid) { totalElements nodes { planName groupId } }
         }`,
-        { id },
+        { id, rid: id },
       );
       expect(read).toEqual({
         data: {
-          group: { memberCount: 2, members: [{ memberId: R(0) }, { memberId: R(2) }] },
+          group: {
+            memberCount: 2,
+            members: { edges: [{ node: { memberId: R(0) } }, { node: { memberId: R(2) } }] },
+          },
           recurringDonations: { totalElements: 1, nodes: [{ planName: 'Share 10GB', groupId: id }] },
         },
       });
     });
 
-    it('field-level errors name the offending input field; refusals carry errorCode', async () => {
+    it('field-level errors name the offending input field; refusals are typed userErrors', async () => {
       const id = await group();
       const bad = await gql(
-        `mutation($id: String!) { addGroupMembers(groupId: $id, members: [{ memberId: "${R(0)}", quota: 1 }, { memberId: "x", quota: 1 }]) { memberId } }`,
+        `mutation($id: ID!, $m: [GroupMemberInput!]!) { addGroupMembers(groupId: $id, members: $m) { groupMembers { memberId } } }`,
+        {
+          id,
+          m: [
+            { memberId: R(0), quota: 1 },
+            { memberId: 'x', quota: 1 },
+          ],
+        },
+      );
+      // A malformed MSISDN is refused by the scalar before any resolver runs.
+      expect(bad.errors?.[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+      const twice = await gql(
+        `mutation($id: ID!) { addGroupMembers(groupId: $id, members: [{ memberId: "${R(0)}", quota: 1 }, { memberId: "+${R(0)}", quota: 1 }]) { groupMembers { memberId } userErrors { code field } } }`,
         { id },
       );
-      expect(bad.errors?.[0].extensions).toMatchObject({
-        code: 'BAD_USER_INPUT',
-        fields: [{ field: 'members[1].memberId', description: expect.any(String) }],
+      expect(twice).toEqual({
+        data: {
+          addGroupMembers: {
+            groupMembers: null,
+            userErrors: [{ code: 'INVALID', field: ['members', '1', 'memberId'] }],
+          },
+        },
       });
       const owner = await gql(
-        `mutation($id: String!) { updateGroup(id: $id, input: { id: $id, ownerId: "${OTHER_DONOR}", name: "n" }) { id } }`,
+        `mutation($id: ID!) { updateGroup(id: $id, input: { id: $id, ownerId: "${OTHER_DONOR}", name: "n" }) { group { id } userErrors { code field } } }`,
         { id },
       );
-      expect(owner.errors?.[0].extensions).toMatchObject({
-        code: 'BAD_USER_INPUT',
-        fields: [{ field: 'ownerId' }],
+      expect(owner).toEqual({
+        data: {
+          updateGroup: { group: null, userErrors: [{ code: 'INVALID', field: ['input', 'ownerId'] }] },
+        },
       });
       const full = await gql(
-        `mutation($id: String!) { upsertGroupMember(groupId: $id, memberId: "${DONOR}", input: { memberId: "${DONOR}", quota: 1 }) { memberId } }`,
+        `mutation($id: ID!) { upsertGroupMember(groupId: $id, memberId: "${DONOR}", input: { memberId: "${DONOR}", quota: 1 }) { groupMember { memberId } userErrors { code } } }`,
         { id },
       );
-      expect(full.errors?.[0].extensions).toMatchObject({ code: 'UNPROCESSABLE', errorCode: 3 });
+      expect(full).toEqual({
+        data: { upsertGroupMember: { groupMember: null, userErrors: [{ code: 'MEMBER_IS_OWNER' }] } },
+      });
       const untyped = await gql(
-        `mutation($id: String!) { addGroupMembers(groupId: $id, members: [{ memberId: "${R(0)}" }]) { memberId } }`,
+        `mutation($id: ID!) { addGroupMembers(groupId: $id, members: [{ memberId: "${R(0)}" }]) { groupMembers { memberId } } }`,
         { id },
       );
       expect(untyped.errors).toBeDefined();

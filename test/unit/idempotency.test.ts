@@ -72,7 +72,7 @@ describe('REST rows and Idempotency-Key', () => {
       style: 'sqs',
       tenantHeader: 'required',
       idempotent: true,
-      document: 'mutation($input: GroupInput!) { createGroup(input: $input) { id } }',
+      document: 'mutation($input: GroupInput!) { createGroup(input: $input) { group { id } } }',
       variables: ({ body }) => ({ input: body }),
       result: () => ({ status: 201, body: null }),
     });

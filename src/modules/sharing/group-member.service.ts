@@ -161,14 +161,14 @@ export class GroupMemberService {
   /**
    * `PUT /sqs/api/groups/<id>/members/_bulk/delete`: 1-100 MSISDNs (412 `members[i]` for one
    * that is not); those that are members are removed, all at once; others are ignored.
-   * @returns how many were removed.
+   * @returns the members removed.
    */
   removeMembers(
     caller: GroupCaller,
     groupId: string,
     memberIds: string[] | null | undefined,
     idempotencyKey?: string | null,
-  ): Promise<number> {
+  ): Promise<MemberRow[]> {
     checkBulkSize(memberIds);
     const msisdns = memberIds.map((m, i) => parseMsisdnParam(m, `members[${i}]`));
     return this.write(
@@ -179,11 +179,11 @@ export class GroupMemberService {
       idempotencyKey,
       async (trx, group) => {
         const removed = (await membersOf(trx, [groupId])).filter((m) => msisdns.includes(m.memberMsisdn));
-        const count = await deleteMembers(trx, groupId, msisdns, this.clock.nowMs());
+        await deleteMembers(trx, groupId, msisdns, this.clock.nowMs());
         for (const m of removed) await this.cdrs.group(trx, caller, GroupTx.MEMBER_DELETED, group, m);
         const changes = removed.map((member) => ({ member, change: 'removed' as const }));
         await recordEvents(trx, this.clock, memberEvents(group, changes, this.clock));
-        return count;
+        return removed;
       },
     );
   }
@@ -318,7 +318,7 @@ const unprocessable = (errorCode: number, message: string) => new UnprocessableE
  * A bulk list: present with 1-{@link MAX_BULK_MEMBERS} entries.
  * @throws BadUserInputError 412 on `members` otherwise.
  */
-function checkBulkSize<T>(list: T[] | null | undefined): asserts list is T[] {
+export function checkBulkSize<T>(list: T[] | null | undefined): asserts list is T[] {
   if (list === null || list === undefined) throw invalidField('members', 'is required');
   if (list.length < 1 || list.length > MAX_BULK_MEMBERS)
     throw invalidField('members', `must list 1-${MAX_BULK_MEMBERS} entries`);

@@ -12,7 +12,16 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
 import { GroupCaller, GroupMemberService, checkPage } from './group-member.service';
-import { deleteGroup, deleteMember, findGroup, insertGroup, listGroups, membersOf } from './group.store';
+import {
+  KeysetPage,
+  deleteGroup,
+  deleteMember,
+  findGroup,
+  insertGroup,
+  listGroups,
+  listGroupsByKey,
+  membersOf,
+} from './group.store';
 import { listRecurring } from './recurring-donation.store';
 import { parseGroupRequest, parseMsisdnParam } from './sharing-request';
 import { sqsError } from './sharing-errors';
@@ -125,16 +134,34 @@ export class GroupService {
     if (by.ownerId === null && by.memberId === null)
       throw sqsError.invalid('ownerId', 'give ownerId or memberId');
     checkPage(page);
-    const ownerMsisdn = by.ownerId === null ? undefined : parseMsisdnParam(by.ownerId, 'ownerId');
-    const memberMsisdn = by.memberId === null ? undefined : parseMsisdnParam(by.memberId, 'memberId');
     const r = await listGroups(
       this.db,
       caller.tenantId,
-      { ownerMsisdn, memberMsisdn },
+      groupFilter(by),
       page * GROUP_PAGE_SIZE,
       GROUP_PAGE_SIZE,
     );
     return { ...r, page, size: GROUP_PAGE_SIZE };
+  }
+
+  /**
+   * One keyset page (GraphQL `groups` connection) of the groups owned by `ownerId` and/or having
+   * `memberId` as member, oldest first: up to `page.limit + 1` rows in paging order past the
+   * page's cursor key, and how many groups match in all.
+   * @throws BadUserInputError 412 when neither is given or one is not an MSISDN.
+   */
+  groupsByKey(
+    caller: GroupCaller,
+    by: { ownerId: string | null; memberId: string | null },
+    page: KeysetPage<{ createdAt: number; id: string }>,
+  ): Promise<{ rows: GroupRow[]; total: number }> {
+    return listGroupsByKey(this.db, caller.tenantId, groupFilter(by), page);
+  }
+
+  /** A member of a tenant's group by MSISDN (canonical), or undefined (`node(id:)`). */
+  async member(caller: GroupCaller, groupId: string, msisdn: string): Promise<MemberRow | undefined> {
+    if (!(await findGroup(this.db, caller.tenantId, groupId))) return undefined;
+    return (await membersOf(this.db, [groupId])).find((m) => m.memberMsisdn === msisdn);
   }
 
   /**
@@ -173,10 +200,11 @@ export class GroupService {
 
   /**
    * Removes a member: group 404/5, member not in the group 404/14.
+   * @returns the member removed.
    */
-  async removeMember(caller: GroupCaller, groupId: string, memberId: string): Promise<void> {
+  async removeMember(caller: GroupCaller, groupId: string, memberId: string): Promise<MemberRow> {
     const m = parseMsisdnParam(memberId, 'memberId');
-    await retryingTransaction(this.db, async (trx) => {
+    return retryingTransaction(this.db, async (trx) => {
       const group = await findGroup(trx, caller.tenantId, groupId, true);
       if (!group) throw sqsError.groupNotFound(groupId);
       const member = (await membersOf(trx, [groupId])).find((x) => x.memberMsisdn === m);
@@ -189,6 +217,23 @@ export class GroupService {
         this.clock,
         memberEvents(group, [{ member: removed, change: 'removed' }], this.clock)[0],
       );
+      return { groupId, createdAt: 0, ...removed };
     });
   }
+}
+
+/**
+ * The store filter of a group list: `ownerId` and/or `memberId`, canonical.
+ * @throws BadUserInputError 412 when neither is given or one is not an MSISDN.
+ */
+function groupFilter(by: { ownerId: string | null; memberId: string | null }): {
+  ownerMsisdn?: string;
+  memberMsisdn?: string;
+} {
+  if (by.ownerId === null && by.memberId === null)
+    throw sqsError.invalid('ownerId', 'give ownerId or memberId');
+  return {
+    ownerMsisdn: by.ownerId === null ? undefined : parseMsisdnParam(by.ownerId, 'ownerId'),
+    memberMsisdn: by.memberId === null ? undefined : parseMsisdnParam(by.memberId, 'memberId'),
+  };
 }

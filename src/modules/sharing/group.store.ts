@@ -63,6 +63,55 @@ export async function listGroups(
   return { rows: rows.map(toGroup), total: num(total?.n ?? 0) };
 }
 
+/** A keyset page request over a list ordered by `K` (see src/graphql/relay.ts `PageRequest`). */
+export interface KeysetPage<K> {
+  limit: number;
+  direction: 'forward' | 'backward';
+  after: K | null;
+  before: K | null;
+}
+
+/**
+ * One keyset page of a tenant's groups owned by, or having as member, a subscriber, in
+ * (created_at, id) order: up to `limit + 1` rows past `after` (forward, in list order) or before
+ * `before` (backward, in reverse list order), and the count of every matching group.
+ */
+export async function listGroupsByKey(
+  db: Knex,
+  tenantId: number,
+  by: { ownerMsisdn?: string; memberMsisdn?: string },
+  page: KeysetPage<{ createdAt: number; id: string }>,
+): Promise<{ rows: GroupRow[]; total: number }> {
+  const base = () => {
+    const q = db('sharing_groups as g').where('g.tenant_id', tenantId);
+    if (by.ownerMsisdn !== undefined) q.andWhere('g.owner_msisdn', by.ownerMsisdn);
+    if (by.memberMsisdn !== undefined)
+      q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
+    return q;
+  };
+  const total = await base().count({ n: '*' }).first();
+  const q = base().select('g.*');
+  const { after, before } = page;
+  if (after)
+    q.andWhere((w) =>
+      w
+        .where('g.created_at', '>', after.createdAt)
+        .orWhere((x) => x.where('g.created_at', after.createdAt).andWhere('g.id', '>', after.id)),
+    );
+  if (before)
+    q.andWhere((w) =>
+      w
+        .where('g.created_at', '<', before.createdAt)
+        .orWhere((x) => x.where('g.created_at', before.createdAt).andWhere('g.id', '<', before.id)),
+    );
+  const dir = page.direction === 'forward' ? 'asc' : 'desc';
+  const rows = await q
+    .orderBy('g.created_at', dir)
+    .orderBy('g.id', dir)
+    .limit(page.limit + 1);
+  return { rows: rows.map(toGroup), total: num(total?.n ?? 0) };
+}
+
 /** Members of the given groups, in the order they joined. */
 export async function membersOf(db: Knex, groupIds: readonly string[]): Promise<MemberRow[]> {
   if (!groupIds.length) return [];
@@ -71,6 +120,7 @@ export async function membersOf(db: Knex, groupIds: readonly string[]): Promise<
     .whereIn('group_id', [...groupIds])
     .orderBy('id');
   return rows.map((r) => ({
+    seq: num(r.id),
     groupId: String(r.group_id),
     memberMsisdn: String(r.member_msisdn),
     quota: num(r.quota),

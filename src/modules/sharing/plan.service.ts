@@ -5,8 +5,10 @@ import { Clock } from '../../lib/clock';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import {
   findPlanDefinition,
+  findPlanDefinitionById,
   findSubscriberPlan,
   listPlanDefinitions,
+  listPlanDefinitionsByKey,
   listSubscriberPlans,
   renewPlan,
   subscriberPlanTenant,
@@ -66,6 +68,22 @@ export class PlanService {
   /** The tenant's plan definitions. */
   planDefinitions(caller: PlanCaller): Promise<PlanDefinitionRow[]> {
     return listPlanDefinitions(this.db, caller.tenantId);
+  }
+
+  /**
+   * One keyset page (GraphQL `planDefinitions` connection) of the tenant's plan definitions in id
+   * order: up to `page.limit + 1` rows in paging order past the cursor's id, and how many there are.
+   */
+  planDefinitionsByKey(
+    caller: PlanCaller,
+    page: { limit: number; direction: 'forward' | 'backward'; after: number | null; before: number | null },
+  ): Promise<{ rows: PlanDefinitionRow[]; total: number }> {
+    return listPlanDefinitionsByKey(this.db, caller.tenantId, page);
+  }
+
+  /** A plan definition of the tenant by its numeric id, or undefined (`node(id:)`). */
+  planDefinition(caller: PlanCaller, id: number): Promise<PlanDefinitionRow | undefined> {
+    return findPlanDefinitionById(this.db, caller.tenantId, id);
   }
 
   /** A subscriber's plans (MSISDN with or without `+`; malformed gives 412 on `msisdn`). */

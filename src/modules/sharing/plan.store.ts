@@ -34,6 +34,34 @@ export async function listPlanDefinitions(db: Knex, tenantId: number): Promise<P
   );
 }
 
+/** A tenant's plan definition by its numeric id. */
+export async function findPlanDefinitionById(
+  db: Knex,
+  tenantId: number,
+  id: number,
+): Promise<PlanDefinitionRow | undefined> {
+  const r = await db('plan_definitions').select('*').where({ tenant_id: tenantId, id }).first();
+  return r ? toDefinition(r) : undefined;
+}
+
+/**
+ * One keyset page of a tenant's plan definitions in id order: up to `limit + 1` rows with ids
+ * after `after` (forward, ascending) or before `before` (backward, descending), and the count of
+ * all of them.
+ */
+export async function listPlanDefinitionsByKey(
+  db: Knex,
+  tenantId: number,
+  page: { limit: number; direction: 'forward' | 'backward'; after: number | null; before: number | null },
+): Promise<{ rows: PlanDefinitionRow[]; total: number }> {
+  const total = await db('plan_definitions').where({ tenant_id: tenantId }).count({ n: '*' }).first();
+  const q = db('plan_definitions').select('*').where({ tenant_id: tenantId });
+  if (page.after !== null) q.andWhere('id', '>', page.after);
+  if (page.before !== null) q.andWhere('id', '<', page.before);
+  const rows = await q.orderBy('id', page.direction === 'forward' ? 'asc' : 'desc').limit(page.limit + 1);
+  return { rows: rows.map((r) => toDefinition(r)), total: num(total?.n ?? 0) };
+}
+
 /** Inserts or updates a plan definition by (tenant, name); returns it and whether it was created/changed. */
 export async function upsertPlanDefinition(
   db: Knex,

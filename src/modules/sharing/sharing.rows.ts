@@ -47,6 +47,8 @@ export interface GroupRow {
 
 /** A group member and its quota. */
 export interface MemberRow {
+  /** Row number of the membership (joining order), as the store reads it; absent on a row just built. */
+  seq?: number;
   groupId: string;
   memberMsisdn: string;
   quota: number;

@@ -1,51 +1,7 @@
 import { SafeIntResolver } from 'graphql-scalars';
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 
 const UNIT = 'in the plan unit: bytes (volume), seconds (time) or minor currency units (credit)';
-
-/** GraphQL view of a plan definition (CONTRACT §5). */
-@ObjectType('PlanDefinition', {
-  description: 'A plan definition: what a subscriber plan grants per period and how it may be shared.',
-})
-export class PlanDefinitionType {
-  @Field(() => Int, { description: 'Internal id.' })
-  id!: number;
-  @Field(() => String, { description: 'Name, unique in the tenant.' })
-  name!: string;
-  @Field(() => String, { description: '`volume` (bytes), `time` (seconds) or `credit` (minor units).' })
-  unitMeteringType!: string;
-  @Field(() => SafeIntResolver, { description: `Quota granted per period, ${UNIT}.` })
-  unitAmount!: number;
-  @Field(() => Boolean, { description: 'Whether the plan may be shared.' })
-  shareable!: boolean;
-  @Field(() => Boolean, { description: 'Whether the plan renews (and may carry a recurring donation).' })
-  recurring!: boolean;
-  @Field(() => String, {
-    description: '`amount` or `share`: the quotaType donations from this plan must use.',
-  })
-  shareQuotaType!: string;
-  @Field(() => Int, { description: 'Distinct recipients allowed per period.' })
-  maxRecipients!: number;
-}
-
-/** GraphQL view of a subscriber plan (`donorPlanId`). */
-@ObjectType('SubscriberPlan', {
-  description: "A subscriber's plan instance; its id is the donorPlanId of donations.",
-})
-export class SubscriberPlanType {
-  @Field(() => Int, { description: 'The plan id (donorPlanId).' })
-  id!: number;
-  @Field(() => String, { description: 'Owner MSISDN, digits only.' })
-  msisdn!: string;
-  @Field(() => SafeIntResolver, { description: `What remains of the current period, ${UNIT}.` })
-  remaining!: number;
-  @Field(() => Int, { description: 'Current period: 1 at creation, +1 at every renewal.' })
-  period!: number;
-  @Field(() => String, { description: 'When the current period started, ISO-8601 UTC.' })
-  renewed!: string;
-  @Field(() => PlanDefinitionType, { description: 'The plan definition.' })
-  definition!: PlanDefinitionType;
-}
 
 /** One recipient's result in a donation. */
 @ObjectType('DonationRecipient', { description: "One recipient's result in a donation (spec 2.7)." })
@@ -113,49 +69,6 @@ export class AllowanceType {
   created!: string;
 }
 
-/** A group member. */
-@ObjectType('GroupMember', { description: 'A group member and the quota it receives in a group donation.' })
-export class GroupMemberType {
-  @Field(() => String, { description: 'Member MSISDN, digits only.' })
-  memberId!: string;
-  @Field(() => SafeIntResolver, {
-    description: "Quota in the group's quota type (share 0-10000000, or an amount).",
-  })
-  quota!: number;
-  @Field(() => String, { description: 'When it joined, ISO-8601 UTC.' })
-  joined!: string;
-}
-
-/** GraphQL view of a group (members resolved in batches). */
-@ObjectType('Group', { description: 'A sharing group owned by a donor.' })
-export class GroupType {
-  @Field(() => String, { description: 'Auto-assigned id (20 characters).' })
-  id!: string;
-  @Field(() => String, { description: 'Owner MSISDN, digits only.' })
-  ownerId!: string;
-  @Field(() => String, { description: 'Name, unique per owner.' })
-  name!: string;
-  @Field(() => String, { description: '`share` (default) or `amount`: how member quotas are read.' })
-  quotaType!: string;
-  @Field(() => String, { description: 'Created, ISO-8601 UTC.' })
-  created!: string;
-  @Field(() => String, { description: 'Last change (members included), ISO-8601 UTC.' })
-  updated!: string;
-}
-
-/** A page of groups. */
-@ObjectType('GroupPage', { description: 'One page of groups, oldest first.' })
-export class GroupPageType {
-  @Field(() => [GroupType], { description: 'The groups of this page.' })
-  nodes!: GroupType[];
-  @Field(() => Int, { description: 'Page number, from 0.' })
-  page!: number;
-  @Field(() => Int, { description: 'Page size.' })
-  size!: number;
-  @Field(() => Int, { description: 'Groups matching, all pages.' })
-  totalElements!: number;
-}
-
 /** A recipient of a recurring donation. */
 @ObjectType('RecurringRecipient', { description: 'A recipient of a recurring donation.' })
 export class RecurringRecipientType {
@@ -210,48 +123,4 @@ export class RecurringDonationPageType {
   size!: number;
   @Field(() => Int, { description: 'Recurring donations matching, all pages.' })
   totalElements!: number;
-}
-
-/** The outcome of a renewal. */
-@ObjectType('PlanRenewal', { description: 'A renewed plan and the recurring donation it executed.' })
-export class PlanRenewalType {
-  @Field(() => SubscriberPlanType, { description: 'The plan after renewal and donation.' })
-  plan!: SubscriberPlanType;
-  @Field(() => DonationType, {
-    nullable: true,
-    description: 'The recurring donation executed; null when the plan has none.',
-  })
-  donation!: DonationType | null;
-}
-
-/** ADMIN: a plan definition to create or update by name. */
-@InputType('PlanDefinitionInput', { description: 'A plan definition to create or update by name.' })
-export class PlanDefinitionInputType {
-  @Field(() => String, { description: 'Name, unique in the tenant (1-128 characters).' })
-  name!: string;
-  @Field(() => String, { description: '`volume`, `time` or `credit`.' })
-  unitMeteringType!: string;
-  @Field(() => SafeIntResolver, { description: `Quota per period, ${UNIT}.` })
-  unitAmount!: number;
-  @Field(() => Boolean, { description: 'May be shared.' })
-  shareable!: boolean;
-  @Field(() => Boolean, { description: 'Renews, may carry a recurring donation.' })
-  recurring!: boolean;
-  @Field(() => String, { description: '`amount` or `share`.' })
-  shareQuotaType!: string;
-  @Field(() => Int, { nullable: true, description: 'Distinct recipients per period, 1-1000 (default 5).' })
-  maxRecipients?: number | null;
-}
-
-/** ADMIN: a subscriber plan to create or update by id. */
-@InputType('SubscriberPlanInput', { description: 'A subscriber plan to create or update by id.' })
-export class SubscriberPlanInputType {
-  @Field(() => Int, { description: 'Plan id (the donorPlanId), 1-2147483647.' })
-  id!: number;
-  @Field(() => String, { description: 'Owner MSISDN (must be a subscriber of the tenant).' })
-  msisdn!: string;
-  @Field(() => String, { description: 'Plan definition name.' })
-  planDefinition!: string;
-  @Field(() => SafeIntResolver, { description: `Remaining quota of the current period, ${UNIT}.` })
-  remaining!: number;
 }

@@ -3,39 +3,14 @@ import { domainErrorOf } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { sqsCodeName } from './error-codes';
 import { SharingLoaders } from './sharing.service';
-import {
-  AllowanceRow,
-  DonationRow,
-  GroupRow,
-  MemberRow,
-  PlanDefinitionRow,
-  RecurringRow,
-  SubscriberPlanRow,
-} from './sharing.rows';
-import {
-  AllowanceType,
-  DonationType,
-  GroupMemberType,
-  GroupType,
-  PlanDefinitionType,
-  RecurringDonationType,
-  SubscriberPlanType,
-} from './sharing.types';
+import { AllowanceRow, DonationRow, RecurringRow } from './sharing.rows';
+import { AllowanceType, DonationType, RecurringDonationType } from './sharing.types';
 
 /** Milliseconds as ISO-8601 UTC. */
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Row → GraphQL views (times as ISO-8601 UTC, MSISDNs as the public ids). */
+/** Row → GraphQL views (times as ISO-8601 UTC, MSISDNs as the public ids); groups and plans: group.types.ts, plan.types.ts. */
 export const view = {
-  definition: (d: PlanDefinitionRow): PlanDefinitionType => ({ ...d }),
-  plan: (p: SubscriberPlanRow): SubscriberPlanType => ({
-    id: p.id,
-    msisdn: p.msisdn,
-    remaining: p.remaining,
-    period: p.period,
-    renewed: iso(p.renewedAt),
-    definition: { ...p.definition },
-  }),
   donation: (d: DonationRow): DonationType => ({
     id: d.id,
     donorId: d.donorMsisdn,
@@ -56,19 +31,6 @@ export const view = {
     amount: a.amount,
     period: a.period,
     created: iso(a.createdAt),
-  }),
-  group: (g: GroupRow): GroupType => ({
-    id: g.id,
-    ownerId: g.ownerMsisdn,
-    name: g.name,
-    quotaType: g.quotaType ?? 'share',
-    created: iso(g.createdAt),
-    updated: iso(g.updatedAt),
-  }),
-  member: (m: MemberRow): GroupMemberType => ({
-    memberId: m.memberMsisdn,
-    quota: m.quota,
-    joined: iso(m.createdAt),
   }),
   recurring: (r: RecurringRow): RecurringDonationType => ({
     id: r.id,
