@@ -69,8 +69,6 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
   'Location.infos': 500,
   'Location.profiles': 10,
-  /** The service returns at most 500. */
-  'Query.allowances': 500,
   'Query.planDefinitions': 100,
   'Query.ratings': 1000,
   /** MAX_PLANS_PER_SUBSCRIBER. */
@@ -82,8 +80,12 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** A plan definition allows at most 1000 recipients per period; 100 per donation assumed. */
   'Donation.recipients': 100,
   'RecurringDonation.recipients': 100,
-  /** One page of recurring donations (the service's fixed page size). */
-  'RecurringDonationPage.nodes': 100,
+  /** One user error per offending field: two per recipient of at most 100, a few more. */
+  'ShareQuotaPayload.userErrors': 210,
+  'CreateRecurringDonationPayload.userErrors': 210,
+  'DeleteRecurringDonationPayload.userErrors': 1,
+  /** A path such as `["input", "recipients", "0", "quota"]`. */
+  'DonationUserError.field': 4,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
   /** At most 100 entries per bulk add (the service refuses more). */
@@ -98,7 +100,15 @@ export const PAGE_LISTS: ReadonlySet<string> = new Set([
   'LocationConnection.edges',
   'ChargeConnection.nodes',
   'CdrConnection.nodes',
+  /** Deprecated page-numbered list beside `edges`: one item per item of the page. */
+  'RecurringDonationConnection.nodes',
 ]);
+
+/**
+ * Page size of the deprecated page-numbered SQS lists (`page` beside `first`/`last` on a
+ * connection field): their published fixed page.
+ */
+const NUMBERED_PAGE_SIZE = 100;
 
 /**
  * Connection fields whose page size (`first`, or `last` when paging backward; the connections'
@@ -158,6 +168,7 @@ export function operationCost(
         if (!ok) invalid.push({ field: name, description: pageSizeRule });
         size = Math.max(size, ok ? (n as number) : MAX_PAGE_SIZE);
       }
+      if (args.page !== undefined && args.page !== null) size = Math.max(size, NUMBERED_PAGE_SIZE);
       // A field that declares `first` with a default gets it in `args`; a connection's own default
       // applies when neither is given.
       return 1 + (size || PAGE_SIZE_DEFAULT) * Math.max(childComplexity, 1);

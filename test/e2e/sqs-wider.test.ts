@@ -585,16 +585,16 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
       expect(removed).toEqual({ data: { removeGroupMembers: true } });
       await t.sqs.createRecurring({ donorPlanId: PLAN.share, groupId: id });
       const read = await gql(
-        `query($id: String!) {
+        `query($id: String!, $groupId: ID!) {
           group(id: $id) { memberCount members(page: 0) { memberId } }
-          recurringDonations(groupId: $id) { totalElements nodes { planName groupId } }
+          recurringDonations(groupId: $groupId) { totalCount edges { node { planName groupId } } }
         }`,
-        { id },
+        { id, groupId: id },
       );
       expect(read).toEqual({
         data: {
           group: { memberCount: 2, members: [{ memberId: R(0) }, { memberId: R(2) }] },
-          recurringDonations: { totalElements: 1, nodes: [{ planName: 'Share 10GB', groupId: id }] },
+          recurringDonations: { totalCount: 1, edges: [{ node: { planName: 'Share 10GB', groupId: id } }] },
         },
       });
     });

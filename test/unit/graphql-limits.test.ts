@@ -40,7 +40,9 @@ function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<
       );
     if (isEnumType(type)) return type.getValues()[0].value;
     return (
-      { Int: 1, Float: 1, Boolean: true, SafeInt: 1, JSONObject: {} }[(type as GraphQLScalarType).name] ?? '1'
+      { Int: 1, Float: 1, Boolean: true, SafeInt: 1, JSONObject: {}, MSISDN: '353870000001' }[
+        (type as GraphQLScalarType).name
+      ] ?? '1'
     );
   };
   const op = document.definitions.find((d) => d.kind === 'OperationDefinition');
@@ -109,7 +111,9 @@ describe('GraphQL cost (src/graphql/limits.ts)', () => {
     expect(
       cost('{ subscriber(msisdn: "1") { charges(first: 501) { nodes { amount } } } }').invalid,
     ).toHaveLength(1);
-    expect(cost('{ donations(donorId: "1", first: 100000) { id } }').invalid).toHaveLength(1);
+    expect(
+      cost('{ donations(donorId: "353870000001", first: 100000) { edges { node { id } } } }').invalid,
+    ).toHaveLength(1);
   });
 
   it('refuses documents with too many nodes', () => {
