@@ -5,6 +5,7 @@ import {
   GraphQLError,
   GraphQLSchema,
   getNullableType,
+  getVariableValues,
   isListType,
   isObjectType,
 } from 'graphql';
@@ -351,14 +352,19 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
       const budget = new ExecutionBudget(opts.timeoutMs);
       contextValue.budget = budget;
       return {
-        async didResolveOperation({ request, document, schema, operationName }) {
+        async didResolveOperation({ request, document, schema, operationName, operation }) {
+          // Variables are coerced by execution, after this hook: ones that do not coerce (a
+          // malformed MSISDN, a fractional Int) are left to it, which refuses them with
+          // BAD_USER_INPUT before any resolver runs, instead of failing the cost walk here.
+          if (getVariableValues(schema, operation?.variableDefinitions ?? [], request.variables ?? {}).errors)
+            return;
           let result: OperationCost;
           try {
             result = operationCost(schema, document, request.variables, operationName ?? undefined, {
               listSizes: opts.listSizes,
             });
           } catch (err) {
-            // Only the node limit throws here: variables were coerced before this hook.
+            // Only the node limit throws here: the variables coerce (checked above).
             throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
               maxQueryNodes: MAX_QUERY_NODES,
             });
