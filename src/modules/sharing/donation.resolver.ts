@@ -8,14 +8,16 @@ import {
   AllowancesArgs,
   DonationConnections,
   DonationsArgs,
+  DONATION_INPUT_DOC,
   ShareQuotaPayload,
   allowanceCursor,
+  donationIdempotencyKeyArg,
   donationCursor,
   donationPayload,
 } from './donation.types';
 import { DonationInputType } from './sharing.inputs';
 import { AllowanceType, DonationType } from './sharing.types';
-import { INPUT_DOC, idempotencyKeyArg, view } from './sharing.views';
+import { view } from './sharing.views';
 
 registerNode('Donation', {
   permissions: [Permission.SQS_DONATION_PERMISSION],
@@ -44,9 +46,9 @@ export class DonationResolver {
       "Shares quota of a donor plan with explicit recipients or with a group's members (spec 4.4/4.5). A donation where some recipients failed is a success: each recipient's `outcome` says what happened to it. A request refused as a whole returns `userErrors` and changes nothing. Needs SQS_DONATION_PERMISSION.",
   })
   shareQuota(
-    @Arg('input', () => DonationInputType, { description: `The donation. ${INPUT_DOC}` })
+    @Arg('input', () => DonationInputType, { description: `The donation. ${DONATION_INPUT_DOC}` })
     input: DonationInputType,
-    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @donationIdempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
     return donationPayload(

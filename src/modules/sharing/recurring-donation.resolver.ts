@@ -6,7 +6,9 @@ import { registerNode } from '../../graphql/node';
 import { connectionFromRows, pageRequest } from '../../graphql/relay';
 import {
   CreateRecurringDonationPayload,
+  DONATION_INPUT_DOC,
   DeleteRecurringDonationPayload,
+  donationIdempotencyKeyArg,
   donationPayload,
 } from './donation.types';
 import {
@@ -16,7 +18,7 @@ import {
 } from './recurring-donation.types';
 import { RecurringDonationInputType } from './sharing.inputs';
 import { RecurringDonationType } from './sharing.types';
-import { INPUT_DOC, idempotencyKeyArg, nullIfNotFound, view } from './sharing.views';
+import { nullIfNotFound, view } from './sharing.views';
 
 registerNode('RecurringDonation', {
   permissions: [Permission.SQS_RECURRING_DONATION_READ_PERMISSION],
@@ -36,9 +38,11 @@ export class RecurringDonationResolver {
       'Sets up the donation a plan executes at every renewal (one per plan; the plan must be recurring). Refusals are `userErrors`. Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
   })
   createRecurringDonation(
-    @Arg('input', () => RecurringDonationInputType, { description: `The recurring donation. ${INPUT_DOC}` })
+    @Arg('input', () => RecurringDonationInputType, {
+      description: `The recurring donation. ${DONATION_INPUT_DOC}`,
+    })
     input: RecurringDonationInputType,
-    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @donationIdempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
     return donationPayload(
