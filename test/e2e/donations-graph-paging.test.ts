@@ -67,7 +67,11 @@ describe('donations on the graph: connections', () => {
   it('donations: every donation once, newest first (ties by id), forward and backward', async () => {
     await donate(23);
     const expected = (
-      await t.app.tdb.db('donations').select('id', 'created_at').orderBy('created_at', 'desc').orderBy('id')
+      await t.app.tdb
+        .db('donations')
+        .select('id', 'created_at')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
     ).map((r) => String(r.id));
     expect(expected).toHaveLength(23);
     const forward = await walk(DONATIONS, 'donations', 5);

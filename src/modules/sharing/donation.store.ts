@@ -171,7 +171,7 @@ export async function findDonation(db: Knex, tenantId: number, id: string): Prom
   return (await withRecipients(db, rows))[0];
 }
 
-/** Position of a donation in a donor's list (newest first, then by id): its cursor key. */
+/** Position of a donation in a donor's list (newest first, ties by id): its cursor key. */
 export interface DonationKey {
   /** `created_at`, epoch milliseconds. */
   createdAt: number;
@@ -187,10 +187,11 @@ export interface KeysetPage<K> {
 }
 
 /**
- * One page of a donor's donations in list order (newest first, ties by id), keyset-paged:
- * `limit` rows strictly after `after` and before `before`, read forward (list order) or backward
- * (reverse list order, for `last`/`before`), with their recipients' results. One indexed range
- * read whatever the donor's history, then one read of the page's recipients.
+ * One page of a donor's donations in list order (newest first, ties by id, both descending),
+ * keyset-paged: `limit` rows strictly after `after` and before `before`, read forward (list
+ * order) or backward (reverse list order, for `last`/`before`), with their recipients' results.
+ * One range read of the (tenant, donor, created_at, id) index whatever the donor's history
+ * (migration 20261126000100), then one read of the page's recipients.
  */
 export async function donationsPage(
   db: Knex,
@@ -199,23 +200,17 @@ export async function donationsPage(
   page: KeysetPage<DonationKey>,
 ): Promise<DonationRow[]> {
   const q = db('donations').select('*').where({ tenant_id: tenantId, donor_msisdn: donorMsisdn });
-  // List order: created_at DESC, id ASC. "After k" is older, or as old with a greater id.
-  if (page.after)
+  // List order: created_at DESC, id DESC. "After k" sorts below k, "before k" above it.
+  const past = (k: DonationKey, op: '<' | '>') =>
     q.andWhere((w) =>
       w
-        .where('created_at', '<', page.after!.createdAt)
-        .orWhere((x) => x.where('created_at', page.after!.createdAt).andWhere('id', '>', page.after!.id)),
+        .where('created_at', op, k.createdAt)
+        .orWhere((x) => x.where('created_at', k.createdAt).andWhere('id', op, k.id)),
     );
-  if (page.before)
-    q.andWhere((w) =>
-      w
-        .where('created_at', '>', page.before!.createdAt)
-        .orWhere((x) => x.where('created_at', page.before!.createdAt).andWhere('id', '<', page.before!.id)),
-    );
-  const forward = page.direction === 'forward';
-  q.orderBy('created_at', forward ? 'desc' : 'asc')
-    .orderBy('id', forward ? 'asc' : 'desc')
-    .limit(page.limit);
+  if (page.after) past(page.after, '<');
+  if (page.before) past(page.before, '>');
+  const dir = page.direction === 'forward' ? 'desc' : 'asc';
+  q.orderBy('created_at', dir).orderBy('id', dir).limit(page.limit);
   return withRecipients(db, await q);
 }
 
