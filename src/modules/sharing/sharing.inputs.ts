@@ -14,7 +14,7 @@ import { QuotaType } from './sharing.enums';
 const REQUIRED = 'Required.';
 const MSISDN = 'MSISDN, optional + then 5-15 digits';
 const QUOTA =
-  'Quota, an integer: for `share` 0-10000000 (percent x 100000, granting unitAmount x quota / 10^7 rounded down), for `amount` 1-9007199254740991 in the plan unit (bytes, seconds or minor currency units).';
+  'The quota, a whole number: for `SHARE` 0-10000000 (percent x 100000, granting unitAmount x quota / 10^7 rounded down), for `AMOUNT` 1-9007199254740991 in the plan unit (bytes, seconds or minor currency units).';
 
 /** A recipient and its quota. */
 @InputType('RecipientInput', { description: 'A recipient of a donation and its quota.' })
