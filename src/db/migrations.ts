@@ -11,6 +11,7 @@ import * as periodRecipients from '../../migrations/20261124000200_period_recipi
 import * as renewalEvents from '../../migrations/20261124000300_renewal_events';
 import * as cdrs from '../../migrations/20261124000400_cdrs';
 import * as demoPasswordCheck from '../../migrations/20261124000500_demo_password_check';
+import * as donationKeyset from '../../migrations/20261126000100_donation_keyset';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -30,6 +31,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124000300_renewal_events', renewalEvents],
   ['20261124000400_cdrs', cdrs],
   ['20261124000500_demo_password_check', demoPasswordCheck],
+  ['20261126000100_donation_keyset', donationKeyset],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

@@ -71,8 +71,6 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** Roaming zones hold one info per network: up to 457 in the demo dataset (Europe). */
   'Location.infoList': 500,
   'Location.profileList': 10,
-  /** The service returns at most 500. */
-  'Query.allowances': 500,
   /**
    * MAX_GROUP_SIZE: a connection whose page without `first`/`last` is the whole group, so that
    * is its page size when neither is given.
@@ -84,8 +82,9 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** A plan definition allows at most 1000 recipients per period; 100 per donation assumed. */
   'Donation.recipients': 100,
   'RecurringDonation.recipients': 100,
-  /** One page of recurring donations (the service's fixed page size). */
-  'RecurringDonationPage.nodes': 100,
+  /** One user error per offending field: two per recipient of at most 100, a few more. */
+  'ShareQuotaPayload.userErrors': 210,
+  'CreateRecurringDonationPayload.userErrors': 210,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
 };
@@ -100,7 +99,15 @@ export const PAGE_LISTS: ReadonlySet<string> = new Set([
   'CdrConnection.nodes',
   /** The deprecated page view of `groups`. */
   'GroupConnection.nodes',
+  /** Deprecated page-numbered list beside `edges`: one item per item of the page. */
+  'RecurringDonationConnection.nodes',
 ]);
+
+/**
+ * Page size of the deprecated page-numbered SQS lists (`page` beside `first`/`last` on a
+ * connection field): their published fixed page.
+ */
+const NUMBERED_PAGE_SIZE = 100;
 
 /**
  * Connection fields whose page size (`first`, or `last` when paging backward; the connections'
@@ -180,6 +187,7 @@ export function operationCost(
         if (!ok) invalid.push({ field: name, description: pageSizeRule });
         size = Math.max(size, ok ? (n as number) : MAX_PAGE_SIZE);
       }
+      if (args.page !== undefined && args.page !== null) size = Math.max(size, NUMBERED_PAGE_SIZE);
       // A field that declares `first` with a default gets it in `args`; a connection's own default
       // applies when neither is given, or the table's length for a connection that then serves
       // the whole list (a group's members).

@@ -10,6 +10,7 @@ import {
   parseGroupUpdate,
   parseMemberRequest,
   parseMsisdnParam,
+  parseDonationRequest,
 } from '../modules/sharing/sharing-request';
 
 /**
@@ -75,6 +76,24 @@ export function donationInputOf(body: Json, what: string): Json {
     };
   });
   return finish(c, what, { donorId, donorPlanId, quotaType, recipients });
+}
+
+/**
+ * A donation or recurring donation body → the `input` variable of `shareQuota` /
+ * `createRecurringDonation` (issue 29). The inputs are typed (MSISDN, Int, SafeInt, the
+ * QuotaType enum, non-null donorPlanId and recipient fields), so a legacy body the graph would
+ * refuse by coercion is answered here as the legacy path answered it: 400 on the first wrongly
+ * typed field ({@link donationInputOf}), then the legacy parser's 412 naming every missing,
+ * malformed or out-of-range field, before the operation runs. A body that passes is valid for
+ * the graph's types, except a `donorPlanId` above 2147483647 (no plan has one), which GraphQL's
+ * Int refuses. `quotaType` becomes its enum name (`AMOUNT`, `SHARE`).
+ * @throws BadUserInputError 400 (wrong JSON type) or 412 (spec 4.8, each field listed).
+ */
+export function donationVariablesOf(body: Json, recurring: boolean): Json {
+  const input = donationInputOf(body, recurring ? 'invalid recurring donation' : 'invalid donation');
+  parseDonationRequest(input, recurring);
+  const quotaType = input.quotaType;
+  return { ...input, quotaType: typeof quotaType === 'string' ? quotaType.toUpperCase() : quotaType };
 }
 
 /** A body of string fields `keys`, read in that order. */

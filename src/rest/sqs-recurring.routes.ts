@@ -1,4 +1,6 @@
 import { Permission } from '../auth/permissions';
+import { checkPage } from '../modules/sharing/group-member.service';
+import { parseMsisdnParam } from '../modules/sharing/sharing-request';
 import { RestRoute, defineRoute, optionalQueryString } from './route';
 import * as S from './sqs.schemas';
 import {
@@ -37,16 +39,23 @@ const listRecurring = defineRoute<{
     },
   }),
   permissionHeader: Permission.SQS_RECURRING_DONATION_READ_PERMISSION,
-  document: `query RecurringDonations($donorId: String, $groupId: String, $page: Int!) {
+  document: `query RecurringDonations($donorId: MSISDN, $groupId: ID, $page: Int!) {
     recurringDonations(donorId: $donorId, groupId: $groupId, page: $page) {
       nodes { ${RECURRING_SELECTION} } page size totalElements
     }
   }`,
-  variables: ({ query }) => ({
-    donorId: optionalQueryString(query, 'donorId'),
-    groupId: optionalQueryString(query, 'groupId'),
-    page: pageOf(query),
-  }),
+  // The MSISDN scalar would refuse a malformed donorId as a coercion error: the legacy 412 on
+  // `donorId` is answered here, after the 412 on `page`, in the order the service checked them.
+  variables: ({ query }) => {
+    const page = pageOf(query);
+    const donorId = optionalQueryString(query, 'donorId');
+    if (donorId !== null) checkPage(page);
+    return {
+      donorId: donorId === null ? null : parseMsisdnParam(donorId, 'donorId'),
+      groupId: optionalQueryString(query, 'groupId'),
+      page,
+    };
+  },
   result: ({ recurringDonations: r }, { query, baseUrl }) => ({
     status: 200,
     body: halPage(

@@ -5,7 +5,7 @@ import { parseMsisdnParam } from '../modules/sharing/sharing-request';
 import { RestRoute, defineRoute, optionalQueryString } from './route';
 import * as S from './sqs.schemas';
 import { SQS_GROUP_ROUTES } from './sqs-groups.routes';
-import { donationInputOf, groupVariablesOf, memberIdParamOf, memberVariablesOf } from './sqs-input';
+import { donationVariablesOf, groupVariablesOf, memberIdParamOf, memberVariablesOf } from './sqs-input';
 import { SQS_RECURRING_ROUTES } from './sqs-recurring.routes';
 import {
   GROUP_SELECTION,
@@ -43,7 +43,7 @@ interface DonationData {
  * POST /sqs/api/donations (spec 4.4/4.5): 200, or 207 when any recipient failed. Explicit form
  * `{id, errorCode, recipients[all]}`; group form `{errorCode, recipients[succeeded]}` (spec 2.7).
  */
-const donate = defineRoute<{ shareQuota: DonationData }>({
+const donate = defineRoute<{ shareQuota: { donation: DonationData } }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/donations',
@@ -84,11 +84,12 @@ const donate = defineRoute<{ shareQuota: DonationData }>({
   idempotent: true,
   document: `mutation ShareQuota($input: DonationInput!, $idempotencyKey: String) {
     shareQuota(input: $input, idempotencyKey: $idempotencyKey) {
-      id errorCode groupId recipients { recipientId errorCode }
+      donation { id errorCode groupId recipients { recipientId errorCode } }
     }
   }`,
-  variables: ({ body }) => ({ input: donationInputOf(body, 'invalid donation') }),
-  result: ({ shareQuota: d }) => {
+  variables: ({ body }) => ({ input: donationVariablesOf(body, false) }),
+  // Under a REST row a refusal is an error (legacy status and body), so a result has the donation.
+  result: ({ shareQuota: { donation: d } }) => {
     const status = d.recipients.some((r) => r.errorCode !== 0) ? 207 : 200;
     const recipients = d.recipients.map((r) => ({ recipientId: r.recipientId, errorCode: r.errorCode }));
     return d.groupId !== null
@@ -297,7 +298,7 @@ const removeMember = defineRoute<{ removeGroupMember: { deletedGroupMemberId: st
  * the published `{donorPlanId, groupId}` (the donor is the group owner): 201 with the recurring
  * donation; 404 (7, 8, 5), 409/11, 422 (9, 13, 16).
  */
-const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>({
+const createRecurring = defineRoute<{ createRecurringDonation: { recurringDonation: RecurringData } }>({
   ...sqs,
   method: 'POST',
   path: '/sqs/api/recurringDonations',
@@ -319,10 +320,15 @@ const createRecurring = defineRoute<{ createRecurringDonation: RecurringData }>(
   permissionHeader: Permission.SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION,
   idempotent: true,
   document: `mutation CreateRecurringDonation($input: RecurringDonationInput!, $idempotencyKey: String) {
-    createRecurringDonation(input: $input, idempotencyKey: $idempotencyKey) { ${RECURRING_SELECTION} }
+    createRecurringDonation(input: $input, idempotencyKey: $idempotencyKey) {
+      recurringDonation { ${RECURRING_SELECTION} }
+    }
   }`,
-  variables: ({ body }) => ({ input: donationInputOf(body, 'invalid recurring donation') }),
-  result: ({ createRecurringDonation: r }, { baseUrl }) => ({ status: 201, body: recurringBody(r, baseUrl) }),
+  variables: ({ body }) => ({ input: donationVariablesOf(body, true) }),
+  result: ({ createRecurringDonation: { recurringDonation: r } }, { baseUrl }) => ({
+    status: 201,
+    body: recurringBody(r, baseUrl),
+  }),
 });
 
 /** GET /sqs/api/recurringDonations/<id>: 200, or 404 with errorCode 1. */
@@ -344,7 +350,7 @@ const getRecurring = defineRoute<{ recurringDonation: RecurringData | null }>({
     },
   }),
   permissionHeader: Permission.SQS_RECURRING_DONATION_READ_PERMISSION,
-  document: `query RecurringDonation($id: String!) { recurringDonation(id: $id) { ${RECURRING_SELECTION} } }`,
+  document: `query RecurringDonation($id: ID!) { recurringDonation(id: $id) { ${RECURRING_SELECTION} } }`,
   variables: ({ params }) => ({ id: params.id }),
   result: ({ recurringDonation: r }, { params, baseUrl }) =>
     r
@@ -353,7 +359,7 @@ const getRecurring = defineRoute<{ recurringDonation: RecurringData | null }>({
 });
 
 /** DELETE /sqs/api/recurringDonations/<id>: 204, or 404 with errorCode 1. */
-const deleteRecurring = defineRoute<{ deleteRecurringDonation: boolean }>({
+const deleteRecurring = defineRoute<{ deleteRecurringDonation: { deletedRecurringDonationId: string } }>({
   ...sqs,
   method: 'DELETE',
   path: '/sqs/api/recurringDonations/:id',
@@ -364,7 +370,8 @@ const deleteRecurring = defineRoute<{ deleteRecurringDonation: boolean }>({
     responses: { 204: { description: 'cancelled' }, 404: { description: 'not found (1)' } },
   }),
   permissionHeader: Permission.SQS_RECURRING_DONATION_DELETE_PERMISSION,
-  document: 'mutation DeleteRecurringDonation($id: String!) { deleteRecurringDonation(id: $id) }',
+  document:
+    'mutation DeleteRecurringDonation($id: ID!) { deleteRecurringDonation(id: $id) { deletedRecurringDonationId } }',
   variables: ({ params }) => ({ id: params.id }),
   result: () => ({ status: 204, body: null }),
 });

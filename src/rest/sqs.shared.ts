@@ -21,6 +21,7 @@ export interface RecurringData {
   id: string;
   donorId: string;
   donorPlanId: number;
+  /** The GraphQL enum value, `AMOUNT` or `SHARE` (legacy bodies: lower case). */
   quotaType: string;
   groupId: string | null;
   recipients: { recipientId: string; quota: number }[] | null;
@@ -90,7 +91,7 @@ export function recurringBody(r: RecurringData, baseUrl: string) {
     id: r.id,
     donorId: r.donorId,
     donorPlanId: r.donorPlanId,
-    quotaType: r.quotaType,
+    quotaType: r.quotaType.toLowerCase(),
     ...(r.groupId !== null ? { groupId: r.groupId } : { recipients: r.recipients ?? [] }),
     planName: r.planName,
     created: sqsTime(r.created),

@@ -87,12 +87,17 @@ async function cdrs(type: string, as = 'admin', first = 500): Promise<Cdr[]> {
   }
 }
 
-const shareQuota = (as: string, input: Record<string, unknown>) =>
-  gql(
+/** `shareQuota` with a REST-style body (`quotaType` lower case); `data.shareQuota` is the donation. */
+const shareQuota = async (as: string, input: Record<string, unknown>) => {
+  const res = await gql(
     as,
-    'mutation($input:DonationInput!){ shareQuota(input:$input){ id errorCode recipients { recipientId errorCode granted } } }',
-    { input },
+    'mutation($input:DonationInput!){ shareQuota(input:$input){ donation { id errorCode recipients { recipientId errorCode granted } } userErrors { code message } } }',
+    { input: { ...input, quotaType: String(input.quotaType).toUpperCase() } },
   );
+  const payload = res.data?.shareQuota as { donation: unknown; userErrors: unknown[] } | undefined;
+  expect(payload?.userErrors ?? []).toEqual([]);
+  return { ...res, data: payload && { shareQuota: payload.donation } };
+};
 
 describe('donation CDRs (service ID 96)', () => {
   it('a donation with one failed recipient: start, get donor plan, deduct/add per recipient, deduct/add/rollback for the failed one, end — codes and amounts as published', async () => {

@@ -146,7 +146,7 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
       ['query($f: Int!) { locations(first: $f) { totalCount } }', { f: 501 }, 'pcrf'],
       ['query($f: Int!) { locations(first: $f) { totalCount } }', { f: 1_000_000_000 }, 'pcrf'],
       ['{ locations(first: 0) { totalCount } }', {}, 'pcrf'],
-      ['{ donations(donorId: "33600000001", first: 501) { id } }', {}, 'admin'],
+      ['{ donations(donorId: "33600000001", first: 501) { edges { node { id } } } }', {}, 'admin'],
       ['{ subscriber(msisdn: "33600000001") { charges(first: 100000) { nodes { amount } } } }', {}, 'admin'],
     ];
     for (const [query, variables, as] of cases) {

@@ -45,8 +45,13 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
       body: { query, variables },
     });
   const SHARE_QUOTA = `mutation($input: DonationInput!, $key: String) {
-    shareQuota(input: $input, idempotencyKey: $key) { id errorCode recipients { recipientId errorCode } }
+    shareQuota(input: $input, idempotencyKey: $key) {
+      donation { id errorCode recipients { recipientId errorCode } }
+      userErrors { code field }
+    }
   }`;
+  /** A REST body as the `input` variable (the QuotaType enum's names are upper case). */
+  const typed = (body: ReturnType<typeof gift>) => ({ ...body, quotaType: body.quotaType.toUpperCase() });
 
   /** The answer a keyed repeat must give: the first status and exactly the first body. */
   const expectReplay = (again: TestResponse, first: TestResponse) => {
@@ -226,22 +231,35 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
   it('GraphQL: idempotencyKey replays the same data and shares its keys with REST', async () => {
     const body = gift([[R(0), 100]]);
     const rest = await donate(body, 'both-ways');
-    const viaGraphql = await graphql(SHARE_QUOTA, { input: body, key: 'both-ways' });
+    const viaGraphql = await graphql(SHARE_QUOTA, { input: typed(body), key: 'both-ways' });
     expect(viaGraphql.json()).toEqual({
       data: {
-        shareQuota: { id: rest.json().id, errorCode: 0, recipients: [{ recipientId: R(0), errorCode: 0 }] },
+        shareQuota: {
+          donation: { id: rest.json().id, errorCode: 0, recipients: [{ recipientId: R(0), errorCode: 0 }] },
+          userErrors: [],
+        },
       },
     });
-    const fresh = await graphql(SHARE_QUOTA, { input: body, key: 'graphql-only' });
-    expect((await graphql(SHARE_QUOTA, { input: body, key: 'graphql-only' })).json()).toEqual(fresh.json());
+    const fresh = await graphql(SHARE_QUOTA, { input: typed(body), key: 'graphql-only' });
+    expect((await graphql(SHARE_QUOTA, { input: typed(body), key: 'graphql-only' })).json()).toEqual(
+      fresh.json(),
+    );
     expect(await remainingOf(db(), PLAN.amount)).toBe(REMAINING[PLAN.amount] - 200);
 
-    const reused = await graphql(SHARE_QUOTA, { input: gift([[R(0), 1]]), key: 'both-ways' });
-    expect(reused.json().errors).toMatchObject([{ extensions: { code: 'UNPROCESSABLE', errorCode: 1 } }]);
-    const bad = await graphql(SHARE_QUOTA, { input: body, key: 'two words' });
-    expect(bad.json().errors).toMatchObject([
-      { extensions: { code: 'BAD_USER_INPUT', fields: [{ field: 'idempotencyKey' }] } },
-    ]);
+    const reused = await graphql(SHARE_QUOTA, { input: typed(gift([[R(0), 1]])), key: 'both-ways' });
+    expect(reused.json().data).toEqual({
+      shareQuota: {
+        donation: null,
+        userErrors: [{ code: 'IDEMPOTENCY_KEY_REUSED', field: null }],
+      },
+    });
+    const bad = await graphql(SHARE_QUOTA, { input: typed(body), key: 'two words' });
+    expect(bad.json().data).toEqual({
+      shareQuota: {
+        donation: null,
+        userErrors: [{ code: 'INVALID', field: ['idempotencyKey'] }],
+      },
+    });
   });
 
   it('20 simultaneous identical requests with one key: one donation; the others replay it or get 409', async () => {

@@ -182,18 +182,22 @@ describe('quota sharing with bad input: 400 or 412 naming the field, never 500, 
     }
   });
 
-  it('GraphQL gets BAD_USER_INPUT with the fields', async () => {
+  it('GraphQL gets userErrors INVALID naming the input fields', async () => {
     const res = await t.app.request('POST', '/graphql', {
       auth: SQS_AUTH,
       body: {
-        query: 'mutation($r: DonationInput!){ shareQuota(input: $r) { id } }',
-        variables: { r: withRecipient({ recipientId: R(0), quota: -1 }) },
+        query:
+          'mutation($r: DonationInput!){ shareQuota(input: $r) { donation { id } userErrors { code field } } }',
+        variables: { r: { ...withRecipient({ recipientId: R(0), quota: -1 }), quotaType: 'AMOUNT' } },
       },
     });
-    const body = res.json() as { errors: { extensions: Record<string, unknown> }[] };
-    expect(body.errors[0].extensions).toMatchObject({
-      code: 'BAD_USER_INPUT',
-      fields: [{ field: 'recipients[0].quota' }],
+    expect(res.json()).toEqual({
+      data: {
+        shareQuota: {
+          donation: null,
+          userErrors: [{ code: 'INVALID', field: ['input', 'recipients', '0', 'quota'] }],
+        },
+      },
     });
   });
 

@@ -688,7 +688,7 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
           query: `{
             subscriberPlans(msisdn: "+${DONOR}") { edges { node { planId remaining definition { name unitMeteringType shareQuotaType } recurringDonation { groupId } } } }
             donation(id: "${donation.id}") { donorId errorCode recipients { recipientId quota granted errorCode errorName } }
-            allowances(msisdn: "${R(0)}") { donorPlanId amount unitMeteringType }
+            allowances(msisdn: "${R(0)}") { edges { node { donorPlanId amount unitMeteringType } } }
             groups(ownerId: "${DONOR}") { totalCount edges { node { id members { edges { node { memberId quota } } } } } }
           }`,
         },
@@ -755,7 +755,9 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
               { recipientId: UNKNOWN, quota: 5, granted: 0, errorCode: 12, errorName: 'RECIPIENT_NOT_FOUND' },
             ],
           },
-          allowances: [{ donorPlanId: PLAN.amount, amount: 10, unitMeteringType: 'volume' }],
+          allowances: {
+            edges: [{ node: { donorPlanId: PLAN.amount, amount: 10, unitMeteringType: 'VOLUME' } }],
+          },
           groups: {
             totalCount: 1,
             edges: [
@@ -766,16 +768,23 @@ describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses a
       });
     });
 
-    it('whole-request refusals are GraphQL errors with extensions.code and errorCode', async () => {
+    it('whole-request refusals are userErrors with a typed code (errorCode 16: PLAN_NOT_SHAREABLE)', async () => {
       const res = await t.app.request('POST', '/graphql', {
         auth: SQS_AUTH,
         body: {
-          query: 'mutation($r: DonationInput!){ shareQuota(input: $r) { id } }',
-          variables: { r: give(PLAN.voice, 'amount', [[R(0), 1]]) },
+          query:
+            'mutation($r: DonationInput!){ shareQuota(input: $r) { donation { id } userErrors { code field message } } }',
+          variables: { r: { ...give(PLAN.voice, 'amount', [[R(0), 1]]), quotaType: 'AMOUNT' } },
         },
       });
-      const body = res.json() as { errors: { extensions: Record<string, unknown> }[] };
-      expect(body.errors[0].extensions).toMatchObject({ code: 'UNPROCESSABLE', errorCode: 16 });
+      expect(res.json()).toEqual({
+        data: {
+          shareQuota: {
+            donation: null,
+            userErrors: [{ code: 'PLAN_NOT_SHAREABLE', field: null, message: expect.any(String) }],
+          },
+        },
+      });
     });
   });
 });

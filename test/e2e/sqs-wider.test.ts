@@ -589,11 +589,11 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
       });
       await t.sqs.createRecurring({ donorPlanId: PLAN.share, groupId: id });
       const read = await gql(
-        `query($id: ID!, $rid: String!) {
+        `query($id: ID!, $groupId: ID!) {
           group(id: $id) { memberCount members(page: 0) { edges { node { memberId } } } }
-          recurringDonations(groupId: $rid) { totalElements nodes { planName groupId } }
+          recurringDonations(groupId: $groupId) { totalCount edges { node { planName groupId } } }
         }`,
-        { id, rid: id },
+        { id, groupId: id },
       );
       expect(read).toEqual({
         data: {
@@ -601,7 +601,7 @@ describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
             memberCount: 2,
             members: { edges: [{ node: { memberId: R(0) } }, { node: { memberId: R(2) } }] },
           },
-          recurringDonations: { totalElements: 1, nodes: [{ planName: 'Share 10GB', groupId: id }] },
+          recurringDonations: { totalCount: 1, edges: [{ node: { planName: 'Share 10GB', groupId: id } }] },
         },
       });
     });

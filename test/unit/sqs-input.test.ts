@@ -1,11 +1,13 @@
 import fc from 'fast-check';
+import { GraphQLInputObjectType, coerceInputValue } from 'graphql';
 import { BadUserInputError } from '../../src/errors';
+import { gatewaySchema } from '../../src/graphql/schema';
 import {
   parseDonationRequest,
   parseGroupRequest,
   parseMemberRequest,
 } from '../../src/modules/sharing/sharing-request';
-import { donationInputOf, groupInputOf, memberInputOf } from '../../src/rest/sqs-input';
+import { donationInputOf, donationVariablesOf, groupInputOf, memberInputOf } from '../../src/rest/sqs-input';
 
 /** What a parse step answers: its value, or the error's status, message and fields. */
 function outcome(fn: () => unknown): unknown {
@@ -84,6 +86,29 @@ describe('legacy SQS bodies mapped onto typed inputs answer as the legacy parser
           expect(outcome(() => parseDonationRequest(input, recurring))).toEqual(
             outcome(() => parseDonationRequest(body, recurring)),
           );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('donation variables (issue 29): every legacy 400/412 at the edge; what passes coerces to the typed input and parses alike', async () => {
+    const schema = await gatewaySchema();
+    fc.assert(
+      fc.property(donation, fc.boolean(), (body, recurring) => {
+        const legacy = outcome(() => parseDonationRequest(body, recurring)) as { ok?: unknown };
+        const edge = outcome(() => donationVariablesOf(body, recurring)) as { ok?: Record<string, unknown> };
+        if (legacy.ok === undefined) {
+          expect(edge).toEqual(legacy);
+          return;
+        }
+        expect(edge.ok).toBeDefined();
+        const type = schema.getType(
+          recurring ? 'RecurringDonationInput' : 'DonationInput',
+        ) as GraphQLInputObjectType;
+        const typed = coerceInputValue(edge.ok, type, (path, _value, error) => {
+          throw new Error(`${path.join('.')}: ${error.message}`);
+        }) as unknown;
+        expect(outcome(() => parseDonationRequest(typed, recurring))).toEqual(legacy);
       }),
       { numRuns: 2000 },
     );

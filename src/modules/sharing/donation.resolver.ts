@@ -1,25 +1,61 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
+import { registerNode } from '../../graphql/node';
+import { Connection, connectionFromRows, pageRequest } from '../../graphql/relay';
+import {
+  AllowanceConnections,
+  AllowancesArgs,
+  DonationConnections,
+  DonationsArgs,
+  DONATION_INPUT_DOC,
+  ShareQuotaPayload,
+  allowanceCursor,
+  donationIdempotencyKeyArg,
+  donationCursor,
+  donationPayload,
+} from './donation.types';
 import { DonationInputType } from './sharing.inputs';
 import { AllowanceType, DonationType } from './sharing.types';
-import { INPUT_DOC, idempotencyKeyArg, view } from './sharing.views';
+import { view } from './sharing.views';
+
+registerNode('Donation', {
+  permissions: [Permission.SQS_DONATION_PERMISSION],
+  serviceIds: true,
+  async resolve(ctx, id) {
+    const d = await ctx.services.sharing.donation(callerOf(ctx), id);
+    return d ? view.donation(d) : null;
+  },
+});
+
+registerNode('Allowance', {
+  permissions: [Permission.SQS_DONATION_PERMISSION],
+  async resolve(ctx, key) {
+    if (!/^[1-9]\d{0,14}$/.test(key)) return null;
+    const a = await ctx.services.sharing.allowance(callerOf(ctx), Number(key));
+    return a ? view.allowance(a) : null;
+  },
+});
 
 /** Donations and allowances (CONTRACT §5, §7); the rules live in DonationService. */
 @Resolver(() => DonationType)
 export class DonationResolver {
   @Authorized(Permission.SQS_DONATION_PERMISSION)
-  @Mutation(() => DonationType, {
+  @Mutation(() => ShareQuotaPayload, {
     description:
-      "Shares quota of a donor plan with explicit recipients or with a group's members (spec 4.4/4.5). Per-recipient outcomes are data (errorCode); refusals of the whole request are errors with extensions.errorCode. Needs SQS_DONATION_PERMISSION.",
+      "Shares quota of a donor plan with explicit recipients or with a group's members (spec 4.4/4.5). A donation where some recipients failed is a success: each recipient's `outcome` says what happened to it. A request refused as a whole returns `userErrors` and changes nothing. Needs SQS_DONATION_PERMISSION.",
   })
-  async shareQuota(
-    @Arg('input', () => DonationInputType, { description: `The donation. ${INPUT_DOC}` })
+  shareQuota(
+    @Arg('input', () => DonationInputType, { description: `The donation. ${DONATION_INPUT_DOC}` })
     input: DonationInputType,
-    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @donationIdempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.donation(await ctx.services.sharing.donate(callerOf(ctx), input, idempotencyKey));
+    return donationPayload(
+      ctx,
+      () => ctx.services.sharing.donate(callerOf(ctx), input, idempotencyKey),
+      (d) => ({ donation: view.donation(d) }),
+    );
   }
 
   @Authorized(Permission.SQS_DONATION_PERMISSION)
@@ -28,7 +64,7 @@ export class DonationResolver {
     description: 'A donation by id, or null. Needs SQS_DONATION_PERMISSION.',
   })
   async donation(
-    @Arg('id', () => String, { description: 'Donation id.' }) id: string,
+    @Arg('id', () => ID, { description: 'Donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
     const d = await ctx.services.sharing.donation(callerOf(ctx), id);
@@ -36,26 +72,34 @@ export class DonationResolver {
   }
 
   @Authorized(Permission.SQS_DONATION_PERMISSION)
-  @Query(() => [DonationType], {
-    description: "A donor's donations, newest first. Needs SQS_DONATION_PERMISSION.",
+  @Query(() => DonationConnections.Connection, {
+    description:
+      "A donor's donations, newest first, every one reachable by paging (`first`/`after` or `last`/`before`). Needs SQS_DONATION_PERMISSION.",
   })
   async donations(
-    @Arg('donorId', () => String, { description: 'Donor MSISDN.' }) donorId: string,
-    @Arg('first', () => Int, { defaultValue: 20, description: 'How many, 1-500.' }) first: number,
+    @Args() args: DonationsArgs,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return (await ctx.services.sharing.donations(callerOf(ctx), donorId, first)).map(view.donation);
+  ): Promise<Connection<DonationType>> {
+    const page = pageRequest(args, donationCursor);
+    const rows = await ctx.services.sharing.donations(callerOf(ctx), args.donorId, page);
+    return connectionFromRows(rows.map(view.donation), page, donationCursor, (d) => ({
+      createdAt: Date.parse(d.created),
+      id: d.id,
+    }));
   }
 
   @Authorized(Permission.SQS_DONATION_PERMISSION)
-  @Query(() => [AllowanceType], {
+  @Query(() => AllowanceConnections.Connection, {
     description:
-      'What a subscriber received from donations, newest first (at most 500). Needs SQS_DONATION_PERMISSION.',
+      'What a subscriber received from donations, newest first (`first`/`after` or `last`/`before`). Needs SQS_DONATION_PERMISSION.',
   })
   async allowances(
-    @Arg('msisdn', () => String, { description: 'Recipient MSISDN.' }) msisdn: string,
+    @Args() args: AllowancesArgs,
     @Ctx() ctx: GatewayContext,
-  ) {
-    return (await ctx.services.sharing.allowances(callerOf(ctx), msisdn)).map(view.allowance);
+  ): Promise<Connection<AllowanceType>> {
+    const page = pageRequest(args, allowanceCursor);
+    const rows = await ctx.services.sharing.allowances(callerOf(ctx), args.msisdn, page);
+    const c = connectionFromRows(rows, page, allowanceCursor, (a) => a.id);
+    return { ...c, edges: c.edges.map((e) => ({ cursor: e.cursor, node: view.allowance(e.node) })) };
   }
 }

@@ -11,11 +11,15 @@ import { IdempotencyService } from '../idempotency/idempotency.service';
 import { Subscriber, SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
 import {
+  DonationKey,
+  KeysetPage,
   addPeriodRecipients,
+  allowancesPage,
   debitPlan,
-  findDonations,
+  donationsPage,
+  findAllowance,
+  findDonation,
   insertDonation,
-  listAllowances,
   plansHeld,
   recipientsAlreadyInPeriod,
 } from './donation.store';
@@ -348,26 +352,39 @@ export class DonationService {
       throw sqsError.unprocessable(SqsCode.NOT_SHAREABLE, `plan ${plan.id} is not shareable`);
   }
 
-  /** A donation by id, or undefined. */
+  /** A donation by id in the caller's tenant, or undefined. */
   async donation(caller: DonationCaller, id: string): Promise<DonationRow | undefined> {
-    return (await findDonations(this.db, caller.tenantId, { id }, 1))[0];
+    return findDonation(this.db, caller.tenantId, id);
   }
 
-  /** A donor's donations, newest first, at most `first` (1-500). */
-  donations(caller: DonationCaller, donorId: string, first: number): Promise<DonationRow[]> {
-    if (!Number.isInteger(first) || first < 1 || first > 500)
-      throw sqsError.invalid('first', 'must be 1-500');
-    return findDonations(
-      this.db,
-      caller.tenantId,
-      { donorMsisdn: parseMsisdnParam(donorId, 'donorId') },
-      first,
-    );
+  /**
+   * One page of a donor's donations, newest first (ties by id): `page.limit + 1` rows at most in
+   * the paging direction's order past its keys, the extra one saying that more follow (a Relay
+   * connection page, src/graphql/relay.ts). Every donation is reachable, whatever the history.
+   * @throws BadUserInputError 412 on `donorId` when it is not an MSISDN.
+   */
+  donations(caller: DonationCaller, donorId: string, page: KeysetPage<DonationKey>): Promise<DonationRow[]> {
+    return donationsPage(this.db, caller.tenantId, parseMsisdnParam(donorId, 'donorId'), {
+      ...page,
+      limit: page.limit + 1,
+    });
   }
 
-  /** What a subscriber received, newest first (at most 500). */
-  allowances(caller: DonationCaller, msisdn: string): Promise<AllowanceRow[]> {
-    return listAllowances(this.db, caller.tenantId, parseMsisdnParam(msisdn, 'msisdn'));
+  /**
+   * One page of what a subscriber received, newest first, read like {@link donations}
+   * (`page.limit + 1` rows at most).
+   * @throws BadUserInputError 412 on `msisdn` when it is not an MSISDN.
+   */
+  allowances(caller: DonationCaller, msisdn: string, page: KeysetPage<number>): Promise<AllowanceRow[]> {
+    return allowancesPage(this.db, caller.tenantId, parseMsisdnParam(msisdn, 'msisdn'), {
+      ...page,
+      limit: page.limit + 1,
+    });
+  }
+
+  /** An allowance by its row id in the caller's tenant, or undefined. */
+  allowance(caller: DonationCaller, id: number): Promise<AllowanceRow | undefined> {
+    return findAllowance(this.db, caller.tenantId, id);
   }
 
   /** Records a recurring donation refused as a whole at renewal: a donation with the refusal's errorCode and no recipients. */

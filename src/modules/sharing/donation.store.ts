@@ -140,28 +140,14 @@ function toDonation(r: Record<string, unknown>, recipients: DonationRow['recipie
   };
 }
 
-/** A tenant's donations by id or by donor (newest first), with their recipients' results. */
-export async function findDonations(
-  db: Knex,
-  tenantId: number,
-  by: { id?: string; donorMsisdn?: string },
-  limit = 100,
-): Promise<DonationRow[]> {
-  const q = db('donations')
-    .select('*')
-    .where({ tenant_id: tenantId })
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .limit(limit);
-  if (by.id !== undefined) q.andWhere({ id: by.id });
-  if (by.donorMsisdn !== undefined) q.andWhere({ donor_msisdn: by.donorMsisdn });
-  const rows = await q;
+/** The recipients' results of `rows` (donations), in position order, by donation id. */
+async function withRecipients(db: Knex, rows: Record<string, unknown>[]): Promise<DonationRow[]> {
   if (!rows.length) return [];
   const recips = await db('donation_recipients')
     .select('*')
     .whereIn(
       'donation_id',
-      rows.map((r) => r.id),
+      rows.map((r) => String(r.id)),
     )
     .orderBy('position');
   return rows.map((r) =>
@@ -179,14 +165,57 @@ export async function findDonations(
   );
 }
 
-/** Allowances a subscriber received, newest first. */
-export async function listAllowances(db: Knex, tenantId: number, msisdn: string): Promise<AllowanceRow[]> {
-  const rows = await db('allowances')
-    .select('*')
-    .where({ tenant_id: tenantId, recipient_msisdn: msisdn })
-    .orderBy('id', 'desc')
-    .limit(500);
-  return rows.map((r) => ({
+/** A tenant's donation by id, with its recipients' results, or undefined. */
+export async function findDonation(db: Knex, tenantId: number, id: string): Promise<DonationRow | undefined> {
+  const rows = await db('donations').select('*').where({ tenant_id: tenantId, id }).limit(1);
+  return (await withRecipients(db, rows))[0];
+}
+
+/** Position of a donation in a donor's list (newest first, ties by id): its cursor key. */
+export interface DonationKey {
+  /** `created_at`, epoch milliseconds. */
+  createdAt: number;
+  id: string;
+}
+
+/** One keyset page request: up to `limit` rows past `after` / before `before`, either way. */
+export interface KeysetPage<K> {
+  limit: number;
+  direction: 'forward' | 'backward';
+  after: K | null;
+  before: K | null;
+}
+
+/**
+ * One page of a donor's donations in list order (newest first, ties by id, both descending),
+ * keyset-paged: `limit` rows strictly after `after` and before `before`, read forward (list
+ * order) or backward (reverse list order, for `last`/`before`), with their recipients' results.
+ * One range read of the (tenant, donor, created_at, id) index whatever the donor's history
+ * (migration 20261126000100), then one read of the page's recipients.
+ */
+export async function donationsPage(
+  db: Knex,
+  tenantId: number,
+  donorMsisdn: string,
+  page: KeysetPage<DonationKey>,
+): Promise<DonationRow[]> {
+  const q = db('donations').select('*').where({ tenant_id: tenantId, donor_msisdn: donorMsisdn });
+  // List order: created_at DESC, id DESC. "After k" sorts below k, "before k" above it.
+  const past = (k: DonationKey, op: '<' | '>') =>
+    q.andWhere((w) =>
+      w
+        .where('created_at', op, k.createdAt)
+        .orWhere((x) => x.where('created_at', k.createdAt).andWhere('id', op, k.id)),
+    );
+  if (page.after) past(page.after, '<');
+  if (page.before) past(page.before, '>');
+  const dir = page.direction === 'forward' ? 'desc' : 'asc';
+  q.orderBy('created_at', dir).orderBy('id', dir).limit(page.limit);
+  return withRecipients(db, await q);
+}
+
+function toAllowance(r: Record<string, unknown>): AllowanceRow {
+  return {
     id: num(r.id),
     recipientMsisdn: String(r.recipient_msisdn),
     donorPlanId: num(r.donor_plan_id),
@@ -195,7 +224,34 @@ export async function listAllowances(db: Knex, tenantId: number, msisdn: string)
     amount: num(r.amount),
     period: num(r.period),
     createdAt: num(r.created_at),
-  }));
+  };
+}
+
+/**
+ * One page of the allowances a subscriber received, in list order (newest first: descending
+ * row id), keyset-paged by row id like {@link donationsPage}.
+ */
+export async function allowancesPage(
+  db: Knex,
+  tenantId: number,
+  msisdn: string,
+  page: KeysetPage<number>,
+): Promise<AllowanceRow[]> {
+  const q = db('allowances').select('*').where({ tenant_id: tenantId, recipient_msisdn: msisdn });
+  if (page.after !== null) q.andWhere('id', '<', page.after);
+  if (page.before !== null) q.andWhere('id', '>', page.before);
+  q.orderBy('id', page.direction === 'forward' ? 'desc' : 'asc').limit(page.limit);
+  return (await q).map(toAllowance);
+}
+
+/** A tenant's allowance by row id, or undefined. */
+export async function findAllowance(
+  db: Knex,
+  tenantId: number,
+  id: number,
+): Promise<AllowanceRow | undefined> {
+  const r = await db('allowances').select('*').where({ tenant_id: tenantId, id }).first();
+  return r ? toAllowance(r) : undefined;
 }
 
 /**

@@ -1,25 +1,55 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
+import { BadUserInputError } from '../../errors';
 import { GatewayContext, callerOf } from '../../graphql/context';
+import { registerNode } from '../../graphql/node';
+import { connectionFromRows, pageRequest } from '../../graphql/relay';
+import {
+  CreateRecurringDonationPayload,
+  DONATION_INPUT_DOC,
+  DeleteRecurringDonationPayload,
+  donationIdempotencyKeyArg,
+  donationPayload,
+} from './donation.types';
+import {
+  RecurringDonationConnection,
+  RecurringDonationsArgs,
+  recurringCursor,
+} from './recurring-donation.types';
 import { RecurringDonationInputType } from './sharing.inputs';
-import { RecurringDonationPageType, RecurringDonationType } from './sharing.types';
-import { INPUT_DOC, idempotencyKeyArg, nullIfNotFound, view } from './sharing.views';
+import { RecurringDonationType } from './sharing.types';
+import { nullIfNotFound, view } from './sharing.views';
+
+registerNode('RecurringDonation', {
+  permissions: [Permission.SQS_RECURRING_DONATION_READ_PERMISSION],
+  serviceIds: true,
+  async resolve(ctx, id) {
+    const r = await nullIfNotFound(ctx.services.sharing.recurring(callerOf(ctx), id));
+    return r ? view.recurring(r) : null;
+  },
+});
 
 /** Recurring donations (CONTRACT §5); the rules live in RecurringDonationService. */
 @Resolver(() => RecurringDonationType)
 export class RecurringDonationResolver {
   @Authorized(Permission.SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION)
-  @Mutation(() => RecurringDonationType, {
+  @Mutation(() => CreateRecurringDonationPayload, {
     description:
-      'Sets up the donation a plan executes at every renewal (plan not recurring 9, one per plan 11). Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
+      'Sets up the donation a plan executes at every renewal (one per plan; the plan must be recurring). Refusals are `userErrors`. Needs SQS_RECURRING_DONATION_CREATE_UPDATE_PERMISSION.',
   })
-  async createRecurringDonation(
-    @Arg('input', () => RecurringDonationInputType, { description: `The recurring donation. ${INPUT_DOC}` })
+  createRecurringDonation(
+    @Arg('input', () => RecurringDonationInputType, {
+      description: `The recurring donation. ${DONATION_INPUT_DOC}`,
+    })
     input: RecurringDonationInputType,
-    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @donationIdempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
-    return view.recurring(await ctx.services.sharing.createRecurring(callerOf(ctx), input, idempotencyKey));
+    return donationPayload(
+      ctx,
+      () => ctx.services.sharing.createRecurring(callerOf(ctx), input, idempotencyKey),
+      (r) => ({ recurringDonation: view.recurring(r) }),
+    );
   }
 
   @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)
@@ -28,7 +58,7 @@ export class RecurringDonationResolver {
     description: 'A recurring donation by id, or null. Needs SQS_RECURRING_DONATION_READ_PERMISSION.',
   })
   async recurringDonation(
-    @Arg('id', () => String, { description: 'Recurring donation id.' }) id: string,
+    @Arg('id', () => ID, { description: 'Recurring donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
     const r = await nullIfNotFound(ctx.services.sharing.recurring(callerOf(ctx), id));
@@ -36,35 +66,69 @@ export class RecurringDonationResolver {
   }
 
   @Authorized(Permission.SQS_RECURRING_DONATION_READ_PERMISSION)
-  @Query(() => RecurringDonationPageType, {
+  @Query(() => RecurringDonationConnection, {
     description:
-      "A donor's and/or a group's recurring donations, oldest first, 100 per page (published `GET /sqs/api/recurringDonations`). Give donorId, groupId or both. Needs SQS_RECURRING_DONATION_READ_PERMISSION.",
+      "A donor's and/or a group's recurring donations, oldest first (give donorId, groupId or both), paged with `first`/`after` or `last`/`before`; the deprecated `page` keeps the published 100-per-page numbering. Needs SQS_RECURRING_DONATION_READ_PERMISSION.",
   })
   async recurringDonations(
-    @Arg('donorId', () => String, { nullable: true, description: 'Donor MSISDN.' })
-    donorId: string | null | undefined,
-    @Arg('groupId', () => String, { nullable: true, description: 'Group id.' })
-    groupId: string | null | undefined,
-    @Arg('page', () => Int, { defaultValue: 0, description: 'Page number, from 0.' }) page: number,
+    @Args() args: RecurringDonationsArgs,
     @Ctx() ctx: GatewayContext,
-  ): Promise<RecurringDonationPageType> {
-    const r = await ctx.services.sharing.recurringDonations(
-      callerOf(ctx),
-      { donorId: donorId ?? null, groupId: groupId ?? null },
-      page,
-    );
-    return { nodes: r.rows.map(view.recurring), page: r.page, size: r.size, totalElements: r.total };
+  ): Promise<RecurringDonationConnection> {
+    const by = { donorId: args.donorId ?? null, groupId: args.groupId ?? null };
+    if (args.page != null) {
+      if (args.first != null || args.after != null || args.last != null || args.before != null)
+        throw new BadUserInputError('page cannot be combined with first, after, last or before', [
+          { field: 'page', description: 'cannot be combined with first, after, last or before' },
+        ]);
+      const r = await ctx.services.sharing.recurringDonations(callerOf(ctx), by, args.page);
+      const nodes = r.rows.map(view.recurring);
+      const c = connectionFromRows(
+        nodes,
+        { limit: r.size, direction: 'forward', after: null, before: null },
+        recurringCursor,
+        (x) => ({ createdAt: Date.parse(x.created), id: x.id }),
+      );
+      const more = (r.page + 1) * r.size < r.total;
+      return {
+        ...c,
+        pageInfo: { ...c.pageInfo, hasNextPage: more, hasPreviousPage: r.page > 0 },
+        totalCount: r.total,
+        nodes,
+        page: r.page,
+        size: r.size,
+        totalElements: r.total,
+      };
+    }
+    const page = pageRequest(args, recurringCursor);
+    const r = await ctx.services.sharing.recurringDonationsPage(callerOf(ctx), by, page);
+    const c = connectionFromRows(r.rows.map(view.recurring), page, recurringCursor, (x) => ({
+      createdAt: Date.parse(x.created),
+      id: x.id,
+    }));
+    return {
+      ...c,
+      totalCount: r.total,
+      nodes: c.edges.map((e) => e.node),
+      page: null,
+      size: null,
+      totalElements: r.total,
+    };
   }
 
   @Authorized(Permission.SQS_RECURRING_DONATION_DELETE_PERMISSION)
-  @Mutation(() => Boolean, {
-    description: 'Cancels a recurring donation. Needs SQS_RECURRING_DONATION_DELETE_PERMISSION.',
+  @Mutation(() => DeleteRecurringDonationPayload, {
+    description:
+      'Cancels a recurring donation; an unknown id is a RECURRING_DONATION_NOT_FOUND user error. Needs SQS_RECURRING_DONATION_DELETE_PERMISSION.',
   })
-  async deleteRecurringDonation(
-    @Arg('id', () => String, { description: 'Recurring donation id.' }) id: string,
+  deleteRecurringDonation(
+    @Arg('id', () => ID, { description: 'Recurring donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
-    await ctx.services.sharing.deleteRecurring(callerOf(ctx), id);
-    return true;
+    return donationPayload(
+      ctx,
+      () => ctx.services.sharing.deleteRecurring(callerOf(ctx), id),
+      () => ({ deletedRecurringDonationId: id }),
+      'id',
+    );
   }
 }

@@ -14,12 +14,17 @@ import { DonationService } from './donation.service';
 import { checkPage } from './group-member.service';
 import { GroupService } from './group.service';
 import { PlanService } from './plan.service';
+import type { KeysetPage } from './donation.store';
 import {
+  RecurringFilter,
+  RecurringKey,
+  countRecurring,
   deleteRecurring,
   findRecurring,
   insertRecurring,
   listRecurring,
   recurringByPlanIds,
+  recurringPage,
 } from './recurring-donation.store';
 import { parseDonationRequest, parseMsisdnParam } from './sharing-request';
 import { sqsError } from './sharing-errors';
@@ -153,6 +158,19 @@ export class RecurringDonationService {
   }
 
   /**
+   * The list a `donorId` and/or `groupId` select (at least one).
+   * @throws BadUserInputError 412 on `donorId` when neither is given or `donorId` is not an MSISDN.
+   */
+  private filterOf(by: { donorId: string | null; groupId: string | null }): RecurringFilter {
+    if (by.donorId === null && by.groupId === null)
+      throw sqsError.invalid('donorId', 'give donorId or groupId');
+    return {
+      donorMsisdn: by.donorId === null ? undefined : parseMsisdnParam(by.donorId, 'donorId'),
+      groupId: by.groupId ?? undefined,
+    };
+  }
+
+  /**
    * `GET /sqs/api/recurringDonations?donorId=&groupId=`: a donor's and/or a group's recurring
    * donations, oldest first, page `page` (0-based) of {@link RECURRING_PAGE_SIZE}.
    * @throws BadUserInputError 412 when neither is given (on `donorId`), `donorId` is not an
@@ -163,18 +181,36 @@ export class RecurringDonationService {
     by: { donorId: string | null; groupId: string | null },
     page: number,
   ): Promise<{ rows: RecurringRow[]; total: number; page: number; size: number }> {
-    if (by.donorId === null && by.groupId === null)
-      throw sqsError.invalid('donorId', 'give donorId or groupId');
+    if (by.donorId === null && by.groupId === null) this.filterOf(by);
     checkPage(page);
-    const donorMsisdn = by.donorId === null ? undefined : parseMsisdnParam(by.donorId, 'donorId');
+    const filter = this.filterOf(by);
     const r = await listRecurring(
       this.db,
       caller.tenantId,
-      { donorMsisdn, groupId: by.groupId ?? undefined },
+      filter,
       page * RECURRING_PAGE_SIZE,
       RECURRING_PAGE_SIZE,
     );
     return { ...r, page, size: RECURRING_PAGE_SIZE };
+  }
+
+  /**
+   * One keyset page of a donor's and/or a group's recurring donations, oldest first (ties by
+   * id): `page.limit + 1` rows at most in the paging direction's order past its keys (the extra
+   * one says more follow), and the number matching.
+   * @throws BadUserInputError 412 on `donorId` as {@link recurringDonations}.
+   */
+  async recurringDonationsPage(
+    caller: RecurringCaller,
+    by: { donorId: string | null; groupId: string | null },
+    page: KeysetPage<RecurringKey>,
+  ): Promise<{ rows: RecurringRow[]; total: number }> {
+    const filter = this.filterOf(by);
+    const [rows, total] = await Promise.all([
+      recurringPage(this.db, caller.tenantId, filter, { ...page, limit: page.limit + 1 }),
+      countRecurring(this.db, caller.tenantId, filter),
+    ]);
+    return { rows, total };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import type { KeysetPage } from './donation.store';
 import { RecurringRow, donorFieldsOf } from './sharing.rows';
 
 /** SQL of recurring donations (CONTRACT §5); used only by the recurring donation service. */
@@ -63,29 +64,81 @@ export async function recurringByPlanIds(
   return (await recurringQuery(db, tenantId).whereIn('r.donor_plan_id', [...planIds])).map(toRecurring);
 }
 
+/** Which recurring donations a list holds: a donor's and/or a group's. */
+export interface RecurringFilter {
+  donorMsisdn?: string;
+  groupId?: string;
+}
+
+const filtered = (q: Knex.QueryBuilder, by: RecurringFilter) => {
+  if (by.donorMsisdn !== undefined) q.andWhere('r.donor_msisdn', by.donorMsisdn);
+  if (by.groupId !== undefined) q.andWhere('r.group_id', by.groupId);
+  return q;
+};
+
+/** How many of a tenant's recurring donations match `by`. */
+export async function countRecurring(db: Knex, tenantId: number, by: RecurringFilter): Promise<number> {
+  const total = await filtered(
+    db('recurring_donations as r').where('r.tenant_id', tenantId).count({ n: '*' }),
+    by,
+  ).first();
+  return num(total?.n ?? 0);
+}
+
 /**
  * A tenant's recurring donations of a donor and/or for a group, oldest first, one page
- * (`offset`, `limit` in rows), with the number matching.
+ * (`offset`, `limit` in rows), with the number matching (the published page-numbered list).
  */
 export async function listRecurring(
   db: Knex,
   tenantId: number,
-  by: { donorMsisdn?: string; groupId?: string },
+  by: RecurringFilter,
   offset: number,
   limit: number,
 ): Promise<{ rows: RecurringRow[]; total: number }> {
-  const where = (q: Knex.QueryBuilder) => {
-    if (by.donorMsisdn !== undefined) q.andWhere('r.donor_msisdn', by.donorMsisdn);
-    if (by.groupId !== undefined) q.andWhere('r.group_id', by.groupId);
-    return q;
-  };
-  const total = await where(
-    db('recurring_donations as r').where('r.tenant_id', tenantId).count({ n: '*' }),
-  ).first();
-  const rows = await where(recurringQuery(db, tenantId))
+  const total = await countRecurring(db, tenantId, by);
+  const rows = await filtered(recurringQuery(db, tenantId), by)
     .orderBy('r.created_at')
     .orderBy('r.id')
     .offset(offset)
     .limit(limit);
-  return { rows: rows.map(toRecurring), total: num(total?.n ?? 0) };
+  return { rows: rows.map(toRecurring), total };
+}
+
+/** Position of a recurring donation in its list (oldest first, then by id): its cursor key. */
+export interface RecurringKey {
+  /** `created_at`, epoch milliseconds. */
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * One keyset page of the recurring donations matching `by`, in list order (oldest first, ties by
+ * id): `limit` rows strictly after `after` and before `before`, read forward (list order) or
+ * backward (reverse list order).
+ */
+export async function recurringPage(
+  db: Knex,
+  tenantId: number,
+  by: RecurringFilter,
+  page: KeysetPage<RecurringKey>,
+): Promise<RecurringRow[]> {
+  const q = filtered(recurringQuery(db, tenantId), by);
+  if (page.after)
+    q.andWhere((w) =>
+      w
+        .where('r.created_at', '>', page.after!.createdAt)
+        .orWhere((x) => x.where('r.created_at', page.after!.createdAt).andWhere('r.id', '>', page.after!.id)),
+    );
+  if (page.before)
+    q.andWhere((w) =>
+      w
+        .where('r.created_at', '<', page.before!.createdAt)
+        .orWhere((x) =>
+          x.where('r.created_at', page.before!.createdAt).andWhere('r.id', '<', page.before!.id),
+        ),
+    );
+  const dir = page.direction === 'forward' ? 'asc' : 'desc';
+  q.orderBy('r.created_at', dir).orderBy('r.id', dir).limit(page.limit);
+  return (await q).map(toRecurring);
 }

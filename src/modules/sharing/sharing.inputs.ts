@@ -1,56 +1,57 @@
-import { Field, Float, InputType } from 'type-graphql';
+import { Field, ID, InputType, Int } from 'type-graphql';
+import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { QuotaType } from './sharing.enums';
 
 /**
- * Typed inputs of the quota-sharing writes (issue 11 Part 1). Fields are nullable so that a
- * missing one is refused by the service naming it (REST 412, GraphQL BAD_USER_INPUT with
- * `fields`), as the legacy paths do; numbers are `Float` so that a fractional or huge value is
- * refused by the same rule with the same description (`must be an integer`), not by coercion.
- * The REST rows map legacy bodies onto them (`src/rest/sqs-input.ts`).
+ * Typed inputs of the quota-sharing writes (issue 11 Part 1). The donation inputs (issue 29) are
+ * typed by scalars and enums, coerced before any resolver (MSISDN, SafeInt, Int, QuotaType), and
+ * non-null where both donation forms need the field; what one form needs (donorId, quotaType and
+ * recipients with recipients, groupId otherwise) and the ranges stay the service's rules. The
+ * REST rows answer the legacy 400/412 of a body themselves before running the operation
+ * (`src/rest/sqs-input.ts`). The group and plan inputs are in group.types.ts and plan.types.ts.
  */
-const REQUIRED = 'Required.';
-const MSISDN = 'MSISDN, optional + then 5-15 digits';
 const QUOTA =
-  'Quota, an integer: for `share` 0-10000000 (percent x 100000, granting unitAmount x quota / 10^7 rounded down), for `amount` 1-9007199254740991 in the plan unit (bytes, seconds or minor currency units).';
+  'The quota, a whole number: for `SHARE` 0-10000000 (percent x 100000, granting unitAmount x quota / 10^7 rounded down), for `AMOUNT` 1-9007199254740991 in the plan unit (bytes, seconds or minor currency units).';
 
 /** A recipient and its quota. */
 @InputType('RecipientInput', { description: 'A recipient of a donation and its quota.' })
 export class RecipientInputType {
-  @Field(() => String, { nullable: true, description: `${REQUIRED} Recipient ${MSISDN}; listed once.` })
-  recipientId?: string | null;
-  @Field(() => Float, { nullable: true, description: `${REQUIRED} ${QUOTA}` })
-  quota?: number | null;
+  @Field(() => MsisdnScalar, { description: 'Recipient MSISDN; listed once per donation.' })
+  recipientId!: string;
+  @Field(() => SafeIntScalar, { description: QUOTA })
+  quota!: number;
 }
 
 /** `POST /sqs/api/donations` in either form (spec 4.4/4.5). */
 @InputType('DonationInput', {
   description:
-    "A donation: to explicit recipients (donorId, donorPlanId, quotaType, recipients) or to a group's members (donorPlanId, groupId; the donor is the group owner).",
+    "A donation: to explicit recipients (donorId, donorPlanId, quotaType, recipients) or to a group's members (donorPlanId, groupId; the donor is the group owner). Fields a form needs and misses are refused naming each (userErrors INVALID).",
 })
 export class DonationInputType {
-  @Field(() => String, {
-    nullable: true,
-    description: `Donor ${MSISDN}. Required with recipients; with groupId optional, and then it must be the group owner.`,
-  })
-  donorId?: string | null;
-  @Field(() => Float, {
-    nullable: true,
-    description: `${REQUIRED} The donor's plan id (a positive integer), holding the quota to share.`,
-  })
-  donorPlanId?: number | null;
-  @Field(() => String, {
+  @Field(() => MsisdnScalar, {
     nullable: true,
     description:
-      "`amount` or `share`; must be the plan's shareQuotaType. Required with recipients; with groupId it defaults to the group's.",
+      'Donor MSISDN. Required with recipients; with groupId optional, and then it must be the group owner.',
   })
-  quotaType?: string | null;
+  donorId?: string | null;
+  @Field(() => Int, {
+    description: "The donor's plan id (its SubscriberPlan's plan id), holding the quota to share; positive.",
+  })
+  donorPlanId!: number;
+  @Field(() => QuotaType, {
+    nullable: true,
+    description:
+      "How the quotas are read; must be the plan's shareQuotaType. Required with recipients; with groupId it defaults to the group's.",
+  })
+  quotaType?: QuotaType | null;
   @Field(() => [RecipientInputType], {
-    nullable: 'itemsAndList',
+    nullable: true,
     description: '1-100 recipients, each once, processed in order. Give recipients or groupId, not both.',
   })
-  recipients?: (RecipientInputType | null)[] | null;
-  @Field(() => String, {
+  recipients?: RecipientInputType[] | null;
+  @Field(() => ID, {
     nullable: true,
-    description: 'A group of the donor: each current member receives its member quota.',
+    description: 'A group of the donor (its id): each current member receives its member quota.',
   })
   groupId?: string | null;
 }

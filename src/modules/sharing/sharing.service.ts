@@ -109,6 +109,8 @@ export class SharingService {
   donations: DonationService['donations'] = (...a) => this.donationService.donations(...a);
   /** See {@link DonationService.allowances}. */
   allowances: DonationService['allowances'] = (...a) => this.donationService.allowances(...a);
+  /** See {@link DonationService.allowance}. */
+  allowance: DonationService['allowance'] = (...a) => this.donationService.allowance(...a);
   /** See {@link GroupService.createGroup}. */
   createGroup: GroupService['createGroup'] = (...a) => this.groupService.createGroup(...a);
   /** See {@link GroupService.group}. */
@@ -129,6 +131,9 @@ export class SharingService {
   /** See {@link RecurringDonationService.recurringDonations}. */
   recurringDonations: RecurringDonationService['recurringDonations'] = (...a) =>
     this.recurringService.recurringDonations(...a);
+  /** See {@link RecurringDonationService.recurringDonationsPage}. */
+  recurringDonationsPage: RecurringDonationService['recurringDonationsPage'] = (...a) =>
+    this.recurringService.recurringDonationsPage(...a);
   /** See {@link RecurringDonationService.deleteRecurring}. */
   deleteRecurring: RecurringDonationService['deleteRecurring'] = (...a) =>
     this.recurringService.deleteRecurring(...a);

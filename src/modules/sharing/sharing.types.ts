@@ -1,67 +1,95 @@
-import { SafeIntResolver } from 'graphql-scalars';
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { NodeInterface } from '../../graphql/node';
+import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { DonationRecipientOutcome } from './donation-outcome';
+import { QuotaType, UnitMeteringType } from './sharing.enums';
 
 const UNIT = 'in the plan unit: bytes (volume), seconds (time) or minor currency units (credit)';
 
-/** One recipient's result in a donation. */
-@ObjectType('DonationRecipient', { description: "One recipient's result in a donation (spec 2.7)." })
+/** One recipient's result in a donation: a value inside its donation, not an entity (no id). */
+@ObjectType('DonationRecipient', {
+  description: "One recipient's result in a donation (spec 2.7): a part of its Donation, not an entity.",
+})
 export class DonationRecipientType {
-  @Field(() => String, { description: 'Recipient MSISDN, digits only.' })
+  @Field(() => MsisdnScalar, { description: 'Recipient MSISDN, digits only.' })
   recipientId!: string;
-  @Field(() => SafeIntResolver, {
-    description: 'The quota asked for (amount in the plan unit, or share 0-10000000).',
+  @Field(() => SafeIntScalar, {
+    description:
+      "The quota asked for: for `AMOUNT` in the plan's unit (bytes, seconds or minor currency units), for `SHARE` 0-10000000 (units of 10^-7 of unitAmount).",
   })
   quota!: number;
-  @Field(() => SafeIntResolver, { description: `What the recipient received, ${UNIT}; 0 when it failed.` })
+  @Field(() => SafeIntScalar, { description: `What the recipient received, ${UNIT}; 0 when it failed.` })
   granted!: number;
+  @Field(() => DonationRecipientOutcome, {
+    description:
+      'What happened to this recipient; `errorCode` is the same outcome as the numeric spec 7.2 code.',
+  })
+  outcome!: DonationRecipientOutcome;
   @Field(() => Int, {
     description:
       'errorCode (spec 7.2): 0 received, 1 plan limit, 3 donor itself, 12 unknown, 14 not active, 15 quota unavailable.',
   })
   errorCode!: number;
-  @Field(() => String, { description: 'Symbolic name of errorCode, e.g. `QUOTA_UNAVAILABLE`.' })
+  @Field(() => String, {
+    description: 'Symbolic name of errorCode, e.g. `QUOTA_UNAVAILABLE`.',
+    deprecationReason: 'use `outcome`',
+  })
   errorName!: string;
 }
 
 /** GraphQL view of a donation. */
-@ObjectType('Donation', { description: "A quota donation with each recipient's result." })
+@ObjectType('Donation', {
+  implements: NodeInterface,
+  description: "A quota donation with each recipient's result.",
+})
 export class DonationType {
-  @Field(() => String, { description: 'Auto-assigned id (20 characters).' })
+  @Field(() => ID, {
+    description:
+      'Auto-assigned id (20 URL-safe characters), the same in the REST paths; also its global id for `node(id:)`.',
+  })
   id!: string;
-  @Field(() => String, { description: 'Donor MSISDN, digits only.' })
+  @Field(() => MsisdnScalar, { description: 'Donor MSISDN, digits only.' })
   donorId!: string;
-  @Field(() => Int, { description: 'The donor plan.' })
+  @Field(() => Int, { description: 'The donor plan (its plan id, the REST `donorPlanId`).' })
   donorPlanId!: number;
-  @Field(() => String, { description: '`amount` or `share`.' })
-  quotaType!: string;
+  @Field(() => QuotaType, { description: "How the quotas were read; the plan's shareQuotaType." })
+  quotaType!: QuotaType;
   @Field(() => String, { nullable: true, description: 'The group, for a group donation.' })
   groupId!: string | null;
   @Field(() => String, { nullable: true, description: 'The recurring donation a renewal executed, if any.' })
   recurringDonationId!: string | null;
-  @Field(() => Int, { description: 'The donor plan period it belongs to.' })
+  @Field(() => Int, {
+    description: 'The donor plan period it belongs to (1 at creation, +1 at every renewal).',
+  })
   period!: number;
   @Field(() => Int, {
-    description: 'Overall errorCode: 0 when any recipient received quota, else the first failure.',
+    description:
+      "Overall errorCode (spec 7.2): 0 when any recipient received quota, else the first failure (for a recurring donation refused as a whole at renewal, the refusal's code).",
   })
   errorCode!: number;
   @Field(() => String, { description: 'When it was made, ISO-8601 UTC.' })
   created!: string;
-  @Field(() => [DonationRecipientType], { description: 'Every recipient in request order.' })
+  @Field(() => [DonationRecipientType], { description: 'Every recipient in request order (at most 100).' })
   recipients!: DonationRecipientType[];
 }
 
-/** What a recipient received from one donation. */
-@ObjectType('Allowance', { description: 'Quota a recipient received from one donation.' })
+/** What a recipient received from one donation (an entity: `node(id:)` refetches it). */
+@ObjectType('Allowance', {
+  implements: NodeInterface,
+  description: 'Quota a recipient received from one donation.',
+})
 export class AllowanceType {
-  @Field(() => String, { description: 'Recipient MSISDN, digits only.' })
+  @Field(() => ID, { description: 'Opaque, stable global id.' })
+  id!: string;
+  @Field(() => MsisdnScalar, { description: 'Recipient MSISDN, digits only.' })
   recipientId!: string;
-  @Field(() => Int, { description: 'The donor plan it came from.' })
+  @Field(() => Int, { description: 'The donor plan it came from (its plan id).' })
   donorPlanId!: number;
-  @Field(() => String, { description: 'The donation.' })
+  @Field(() => String, { description: 'The donation (its id).' })
   donationId!: string;
-  @Field(() => String, { description: '`volume`, `time` or `credit`.' })
-  unitMeteringType!: string;
-  @Field(() => SafeIntResolver, { description: `Amount received, ${UNIT}.` })
+  @Field(() => UnitMeteringType, { description: 'The unit of `amount`.' })
+  unitMeteringType!: UnitMeteringType;
+  @Field(() => SafeIntScalar, { description: `Amount received, ${UNIT}.` })
   amount!: number;
   @Field(() => Int, { description: 'The donor plan period it belongs to.' })
   period!: number;
@@ -69,26 +97,37 @@ export class AllowanceType {
   created!: string;
 }
 
-/** A recipient of a recurring donation. */
-@ObjectType('RecurringRecipient', { description: 'A recipient of a recurring donation.' })
+/** A recipient of a recurring donation: a value inside it, not an entity. */
+@ObjectType('RecurringRecipient', {
+  description: 'A recipient of a recurring donation: a part of its RecurringDonation, not an entity.',
+})
 export class RecurringRecipientType {
-  @Field(() => String, { description: 'Recipient MSISDN, digits only.' })
+  @Field(() => MsisdnScalar, { description: 'Recipient MSISDN, digits only.' })
   recipientId!: string;
-  @Field(() => SafeIntResolver, { description: 'Quota per renewal (amount in the plan unit, or share).' })
+  @Field(() => SafeIntScalar, {
+    description:
+      "Quota per renewal: for `AMOUNT` in the plan's unit (bytes, seconds or minor currency units), for `SHARE` 0-10000000 (units of 10^-7 of unitAmount).",
+  })
   quota!: number;
 }
 
 /** GraphQL view of a recurring donation. */
-@ObjectType('RecurringDonation', { description: 'A donation executed again at every renewal of its plan.' })
+@ObjectType('RecurringDonation', {
+  implements: NodeInterface,
+  description: 'A donation executed again at every renewal of its plan.',
+})
 export class RecurringDonationType {
-  @Field(() => String, { description: 'Auto-assigned id (20 characters).' })
+  @Field(() => ID, {
+    description:
+      'Auto-assigned id (20 URL-safe characters), the same in the REST paths; also its global id for `node(id:)`.',
+  })
   id!: string;
-  @Field(() => String, { description: 'Donor MSISDN, digits only.' })
+  @Field(() => MsisdnScalar, { description: 'Donor MSISDN, digits only.' })
   donorId!: string;
-  @Field(() => Int, { description: 'The donor plan.' })
+  @Field(() => Int, { description: 'The donor plan (its plan id, the REST `donorPlanId`).' })
   donorPlanId!: number;
-  @Field(() => String, { description: '`amount` or `share`.' })
-  quotaType!: string;
+  @Field(() => QuotaType, { description: "How the quotas are read; the plan's shareQuotaType." })
+  quotaType!: QuotaType;
   @Field(() => String, {
     nullable: true,
     description: 'The group whose members receive (current members at each renewal).',
@@ -96,7 +135,7 @@ export class RecurringDonationType {
   groupId!: string | null;
   @Field(() => [RecurringRecipientType], {
     nullable: true,
-    description: 'Explicit recipients, when not a group.',
+    description: 'Explicit recipients (at most 100), when not a group.',
   })
   recipients!: RecurringRecipientType[] | null;
   @Field(() => String, {
@@ -110,17 +149,4 @@ export class RecurringDonationType {
     description: 'Last change, ISO-8601 UTC (a recurring donation is never changed: its creation).',
   })
   updated!: string;
-}
-
-/** A page of recurring donations. */
-@ObjectType('RecurringDonationPage', { description: 'One page of recurring donations, oldest first.' })
-export class RecurringDonationPageType {
-  @Field(() => [RecurringDonationType], { description: 'The recurring donations of this page.' })
-  nodes!: RecurringDonationType[];
-  @Field(() => Int, { description: 'Page number, from 0.' })
-  page!: number;
-  @Field(() => Int, { description: 'Page size (100).' })
-  size!: number;
-  @Field(() => Int, { description: 'Recurring donations matching, all pages.' })
-  totalElements!: number;
 }

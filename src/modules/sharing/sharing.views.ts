@@ -1,7 +1,10 @@
 import { Arg } from 'type-graphql';
 import { domainErrorOf } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
+import { globalId } from '../../graphql/node';
+import { recipientOutcome } from './donation-outcome';
 import { sqsCodeName } from './error-codes';
+import { QuotaType, UnitMeteringType } from './sharing.enums';
 import { SharingLoaders } from './sharing.service';
 import { AllowanceRow, DonationRow, RecurringRow } from './sharing.rows';
 import { AllowanceType, DonationType, RecurringDonationType } from './sharing.types';
@@ -15,19 +18,24 @@ export const view = {
     id: d.id,
     donorId: d.donorMsisdn,
     donorPlanId: d.donorPlanId,
-    quotaType: d.quotaType,
+    quotaType: d.quotaType as QuotaType,
     groupId: d.groupId,
     recurringDonationId: d.recurringDonationId,
     period: d.period,
     errorCode: d.errorCode,
     created: iso(d.createdAt),
-    recipients: d.recipients.map((r) => ({ ...r, errorName: sqsCodeName(r.errorCode) })),
+    recipients: d.recipients.map((r) => ({
+      ...r,
+      outcome: recipientOutcome(r.errorCode),
+      errorName: sqsCodeName(r.errorCode),
+    })),
   }),
   allowance: (a: AllowanceRow): AllowanceType => ({
+    id: globalId('Allowance', a.id),
     recipientId: a.recipientMsisdn,
     donorPlanId: a.donorPlanId,
     donationId: a.donationId,
-    unitMeteringType: a.unitMeteringType,
+    unitMeteringType: a.unitMeteringType as UnitMeteringType,
     amount: a.amount,
     period: a.period,
     created: iso(a.createdAt),
@@ -36,7 +44,7 @@ export const view = {
     id: r.id,
     donorId: r.donorMsisdn,
     donorPlanId: r.donorPlanId,
-    quotaType: r.quotaType,
+    quotaType: r.quotaType as QuotaType,
     groupId: r.groupId,
     recipients: r.recipients,
     planName: r.planName ?? null,
