@@ -130,7 +130,10 @@ export class DonationCdrFieldsType {
     description: 'The step this CDR records (the `transactionType` number as an enum).',
   })
   transaction!: DonationCdrTransaction;
-  @Field(() => Int, { description: '0 one-time donation, 1 recurring donation (see `recurring`).' })
+  @Field(() => Int, {
+    description: '0 one-time donation, 1 recurring donation (the published number).',
+    deprecationReason: 'use recurring',
+  })
   donationType!: number;
   @Field(() => Boolean, {
     description: "True for a recurring donation's run (donationType 1), false for a one-time donation (0).",
@@ -209,7 +212,8 @@ export class GroupCdrFieldsType {
   groupName!: string;
   @Field(() => Int, {
     nullable: true,
-    description: 'Group quota type: 0 share, 1 amount; null when the group has none (see `quotaType`).',
+    description: 'Group quota type: 0 share, 1 amount (the published number); null when the group has none.',
+    deprecationReason: 'use quotaType',
   })
   groupQuotaType!: number | null;
   @Field(() => CdrGroupQuotaType, {
@@ -313,8 +317,9 @@ export class CdrType {
   })
   serviceId!: number;
   @Field(() => Int, {
-    description:
-      'Transaction type number (README "CDRs" tables); the same as an enum: `transaction` of the field group of its kind.',
+    description: 'Transaction type number (README "CDRs" tables, the published number).',
+    deprecationReason:
+      'use `transaction` of the field group of its kind (charging, donation, group, recurringDonation)',
   })
   transactionType!: number;
   @Field(() => String, { description: 'Tenant ID: the tenant name.' })
