@@ -38,49 +38,6 @@ import { baseDataset, basic } from '../helpers/fixtures';
  * `relayStylePagination()` the only field policy, and not one warning from the cache.
  */
 
-/**
- * README GraphQL examples (by {@link exampleKey}) that use shapes the module branches of issue 29
- * are changing (page numbers → connections, results → payloads, String → enums/non-null): they
- * pass on the schema before those branches; after merging, README.md is rewritten and each entry
- * here removed. Listed examples are not run or validated (their tests are skipped, by name).
- * TODO(lead): update README.md's examples after the merge and empty this list.
- */
-const README_EXAMPLES_AWAITING_UPDATE: readonly string[] = [
-  // recurringDonations(donorId) { totalElements nodes } → a connection (sharing)
-  'query Recurring',
-  // cdrs { nodes endCursor hasNextPage } → edges/pageInfo (CDRs)
-  'query cdrs',
-  // updateGroup/addGroupMembers return payloads; members: [GroupMemberInput] non-null (sharing)
-  'mutation Family',
-  // issueToken returns a payload; grantType an enum; clientId an MSISDN (tokens)
-  'mutation Issue',
-  // revokeToken returns a payload; `$token: String` no longer fits `token: String!` (tokens)
-  'mutation Revoke',
-  // introspectToken(token: String!): `$token: String` is refused (tokens)
-  'query Check',
-  // shareQuota returns a payload; quotaType an enum (sharing)
-  'mutation Share',
-  // createGroup / addGroupMember / createRecurringDonation return payloads (sharing)
-  'mutation NewGroup',
-  'mutation Join',
-  'mutation Every',
-];
-
-/**
- * Behaviours that need the module branches (ids on every entity): each is expected to FAIL
- * until then (`it.failing`), so its entry must go once it passes.
- * TODO(lead): empty after merging the module branches.
- */
-const AWAITING_MERGE: ReadonlySet<string> = new Set<string>([]);
-
-/**
- * docs/graphql.md's GraphQL examples (by {@link exampleKey}) written for the schema after the
- * module branches of issue 29 (Subscriber as a Node, adjustBalance's payload): each is expected
- * to FAIL validation until then (`it.failing`), so its entry must go once it passes.
- * TODO(lead): empty after merging the module branches.
- */
-const DOCS_EXAMPLES_AWAITING_MERGE: readonly string[] = [];
-
 /** Variables the README's operations need to run here. */
 const EXAMPLE_VARIABLES: Record<string, Record<string, unknown>> = {
   'query Check': { token: 'no-such-token' },
@@ -261,33 +218,30 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
     }
   });
 
-  (AWAITING_MERGE.has('a subscriber refetched with fewer fields keeps the rest') ? it.failing : it)(
-    'a subscriber refetched with fewer fields keeps the rest',
-    async () => {
-      // Issue 29: after `{ msisdn status }` the cached subscriber had lost `balance`.
-      const client = apolloClient(app, 'admin');
-      try {
-        const full = await client.query({
-          query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status balance } }'),
-          errorPolicy: 'all',
-        });
-        expect(full.error).toBeUndefined();
-        const again = await client.query({
-          query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status } }'),
-          fetchPolicy: 'network-only',
-          errorPolicy: 'all',
-        });
-        expect(again.error).toBeUndefined();
-        const cached = client.readQuery<{ subscriber: { balance: string } | null }>({
-          query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status balance } }'),
-        });
-        expect(cached?.subscriber?.balance).toBe('10.00');
-        expect(logs.logged).toEqual([]);
-      } finally {
-        client.stop();
-      }
-    },
-  );
+  it('a subscriber refetched with fewer fields keeps the rest', async () => {
+    // Issue 29: after `{ msisdn status }` the cached subscriber had lost `balance`.
+    const client = apolloClient(app, 'admin');
+    try {
+      const full = await client.query({
+        query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status balance } }'),
+        errorPolicy: 'all',
+      });
+      expect(full.error).toBeUndefined();
+      const again = await client.query({
+        query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status } }'),
+        fetchPolicy: 'network-only',
+        errorPolicy: 'all',
+      });
+      expect(again.error).toBeUndefined();
+      const cached = client.readQuery<{ subscriber: { balance: string } | null }>({
+        query: gql('{ subscriber(msisdn: "353871234567") { id msisdn status balance } }'),
+      });
+      expect(cached?.subscriber?.balance).toBe('10.00');
+      expect(logs.logged).toEqual([]);
+    } finally {
+      client.stop();
+    }
+  });
 
   it.each([
     ['UNAUTHENTICATED', 'wrong credentials', basic('portal', 'wrong'), 3],
@@ -314,41 +268,31 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
   describe("docs/graphql.md's GraphQL examples", () => {
     const examples = graphqlExamples('docs/graphql.md');
 
-    it('finds the examples, and every listed one is still in docs/graphql.md', () => {
+    it('finds the examples in docs/graphql.md', () => {
       expect(examples.length).toBeGreaterThanOrEqual(3);
-      const keys = new Set(examples.map((e) => e.key));
-      expect(DOCS_EXAMPLES_AWAITING_MERGE.filter((k) => !keys.has(k))).toEqual([]);
     });
 
     for (const e of examples)
-      (DOCS_EXAMPLES_AWAITING_MERGE.includes(e.key) ? it.failing : it)(
-        `${e.key} (docs/graphql.md:${e.line}) validates against the schema, using nothing deprecated`,
-        async () => {
-          const rules = [...specifiedRules, NoDeprecatedCustomRule];
-          expect(validate(await gatewaySchema(), e.document, rules).map((err) => err.message)).toEqual([]);
-        },
-      );
+      it(`${e.key} (docs/graphql.md:${e.line}) validates against the schema, using nothing deprecated`, async () => {
+        const rules = [...specifiedRules, NoDeprecatedCustomRule];
+        expect(validate(await gatewaySchema(), e.document, rules).map((err) => err.message)).toEqual([]);
+      });
   });
 
   describe("README.md's GraphQL examples", () => {
     const examples = graphqlExamples();
 
-    it('finds the examples, and every listed one is still in README.md', () => {
+    it('finds the examples in README.md', () => {
       expect(examples.length).toBeGreaterThanOrEqual(5);
-      const keys = new Set(examples.map((e) => e.key));
-      expect(README_EXAMPLES_AWAITING_UPDATE.filter((k) => !keys.has(k))).toEqual([]);
     });
 
-    const current = examples.filter((e) => !README_EXAMPLES_AWAITING_UPDATE.includes(e.key));
-    const awaiting = examples.filter((e) => README_EXAMPLES_AWAITING_UPDATE.includes(e.key));
-
-    for (const e of current)
+    for (const e of examples)
       it(`${e.key} (README.md:${e.line}) validates against the schema, using nothing deprecated`, async () => {
         const rules = [...specifiedRules, NoDeprecatedCustomRule];
         expect(validate(await gatewaySchema(), e.document, rules).map((err) => err.message)).toEqual([]);
       });
 
-    for (const e of current.filter((x) => x.operation.operation === 'query'))
+    for (const e of examples.filter((x) => x.operation.operation === 'query'))
       it(`${e.key} (README.md:${e.line}) runs through Apollo Client: data, no errors, no cache warning`, async () => {
         const client = apolloClient(app, 'admin');
         try {
@@ -364,9 +308,5 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
           client.stop();
         }
       });
-
-    for (const e of awaiting)
-      it.skip(`${e.key} (README.md:${e.line}): awaiting the README update after the issue 29 merge`, () =>
-        undefined);
   });
 });

@@ -50,7 +50,13 @@ describe('the bundled server (dist/gateway.js)', () => {
         'content-type': 'application/json',
         authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}`,
       },
-      body: JSON.stringify({ query: getIntrospectionQuery({ specifiedByUrl: true, descriptions: true }) }),
+      body: JSON.stringify({
+        query: getIntrospectionQuery({
+          specifiedByUrl: true,
+          descriptions: true,
+          inputValueDeprecation: true,
+        }),
+      }),
     });
     const { data } = (await res.json()) as { data: IntrospectionQuery };
     const served = printSchema(lexicographicSortSchema(buildClientSchema(data)));
