@@ -3,7 +3,8 @@ import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
 import { globalId, registerNode } from '../../graphql/node';
 import { ConnectionArgs } from '../../graphql/relay';
-import { cdrDate, cdrTime } from './cdr.layouts';
+import { QuotaType } from '../sharing/sharing.enums';
+import { GroupQuotaType, cdrDate, cdrTime } from './cdr.layouts';
 import { CdrRow } from './cdr.store';
 import {
   CdrConnectionType,
@@ -16,6 +17,13 @@ import {
 } from './cdr.types';
 
 /** The GraphQL view of a stored CDR; its field group carries `transaction`, the type number as an enum. */
+
+/** The published number of a groups CDR's quota type (cdr.layouts.ts `GroupQuotaType`) as the enum. */
+function groupQuotaTypeOf(n: unknown): QuotaType | null {
+  if (n === null || n === undefined) return null;
+  return n === GroupQuotaType.share ? QuotaType.SHARE : QuotaType.AMOUNT;
+}
+
 function toCdr(r: CdrRow): CdrType {
   const fields: Record<string, unknown> = r.fields;
   const transaction = r.transactionType;
@@ -38,7 +46,11 @@ function toCdr(r: CdrRow): CdrType {
         : null,
     group:
       r.type === 'group'
-        ? ({ ...fields, transaction, quotaType: fields.groupQuotaType ?? null } as GroupCdrFieldsType)
+        ? ({
+            ...fields,
+            transaction,
+            quotaType: groupQuotaTypeOf(fields.groupQuotaType),
+          } as GroupCdrFieldsType)
         : null,
     recurringDonation:
       r.type === 'recurringDonation' ? ({ ...fields, transaction } as RecurringDonationCdrFieldsType) : null,

@@ -3,7 +3,7 @@ import type { Money } from '../../lib/money';
 import { NodeInterface } from '../../graphql/node';
 import { PageInfoType } from '../../graphql/relay';
 import { DateTimeScalar, DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
-import { QuotaUnit } from '../events/event.types';
+import { QuotaType, UnitMeteringType } from '../sharing/sharing.enums';
 import { ChargingTx, DonationTx, GroupTx, RecurringTx } from './cdr.layouts';
 
 /** The CDR types of the GraphQL `cdrs` query (issue 12 part 5). */
@@ -105,21 +105,6 @@ registerEnumType(ChargingCdrTransaction, {
   },
 });
 
-/** A group's quota type as a groups CDR records it (published field 11: 0 share, 1 amount). */
-export enum CdrGroupQuotaType {
-  SHARE = 0,
-  AMOUNT = 1,
-}
-
-registerEnumType(CdrGroupQuotaType, {
-  name: 'CdrGroupQuotaType',
-  description: "A group's quota type in a groups CDR (the numeric `groupQuotaType` beside it).",
-  valuesConfig: {
-    SHARE: { description: '0: member quotas are shares of 10^7 of the donor plan.' },
-    AMOUNT: { description: "1: member quotas are amounts in the plan's unit." },
-  },
-});
-
 /** Donation CDR fields 9-31 (published). */
 @ObjectType('DonationCdrFields', {
   description:
@@ -161,11 +146,11 @@ export class DonationCdrFieldsType {
   planDefinitionName!: string | null;
   @Field(() => Int, { nullable: true, description: "The plan definition's maxRecipients." })
   planDefinitionMaxRecipients!: number | null;
-  @Field(() => QuotaUnit, {
+  @Field(() => UnitMeteringType, {
     nullable: true,
     description: "Deduct and rollback steps: the plan's unit metering type.",
   })
-  deductQuotaType!: QuotaUnit | null;
+  deductQuotaType!: UnitMeteringType | null;
   @Field(() => SafeIntScalar, {
     nullable: true,
     description:
@@ -178,8 +163,8 @@ export class DonationCdrFieldsType {
       'Deduct step: the amount taken from the donor plan; rollback step: the amount given back (plan unit: bytes, seconds or credit minor units).',
   })
   deductedAmount!: number | null;
-  @Field(() => QuotaUnit, { nullable: true, description: "Add step: the plan's unit metering type." })
-  addQuotaType!: QuotaUnit | null;
+  @Field(() => UnitMeteringType, { nullable: true, description: "Add step: the plan's unit metering type." })
+  addQuotaType!: UnitMeteringType | null;
   @Field(() => SafeIntScalar, {
     nullable: true,
     description: 'Add step: the requested quota (share of 10^7, or an amount).',
@@ -216,11 +201,11 @@ export class GroupCdrFieldsType {
     deprecationReason: 'use quotaType',
   })
   groupQuotaType!: number | null;
-  @Field(() => CdrGroupQuotaType, {
+  @Field(() => QuotaType, {
     nullable: true,
-    description: "The group's quota type as an enum; null when the group has none.",
+    description: "The group's quota type; null when the group has none.",
   })
-  quotaType!: CdrGroupQuotaType | null;
+  quotaType!: QuotaType | null;
   @Field(() => MsisdnScalar, { nullable: true, description: 'Member MSISDN (member transactions 3, 4, 5).' })
   groupMemberId!: string | null;
   @Field(() => SafeIntScalar, {

@@ -2,13 +2,15 @@ import { NotFoundError } from '../../errors';
 import type { Services } from '../../services';
 import { globalId } from '../../graphql/node';
 import { OutboxEvent } from './outbox.store';
-import { BalanceChangeKind, BalanceChangeType, QuotaReceivedType, QuotaUnit } from './event.types';
+import { ChargeKindValue } from '../charging/charging.types';
+import { UnitMeteringType } from '../sharing/sharing.enums';
+import { BalanceChangeType, QuotaReceivedType } from './event.types';
 
 /** The outbox event types `balanceChanged` delivers, with the kind each is shown as. */
-export const BALANCE_EVENT_KINDS: Readonly<Record<string, BalanceChangeKind>> = {
-  'charge.completed': BalanceChangeKind.CHARGE,
-  'refund.completed': BalanceChangeKind.REFUND,
-  'balance.adjusted': BalanceChangeKind.ADJUSTMENT,
+export const BALANCE_EVENT_KINDS: Readonly<Record<string, ChargeKindValue>> = {
+  'charge.completed': ChargeKindValue.CHARGE,
+  'refund.completed': ChargeKindValue.REFUND,
+  'balance.adjusted': ChargeKindValue.ADJUSTMENT,
 };
 
 /** The outbox event types `quotaReceived` delivers. */
@@ -65,7 +67,7 @@ export function toQuotaReceived(event: OutboxEvent): QuotaReceivedType {
     recipient: text(p.recipient),
     donor: text(p.donor),
     amount: Number(p.amount),
-    unit: text(p.unit) as QuotaUnit,
+    unit: text(p.unit) as UnitMeteringType,
     planName: text(p.planName),
     planDefinitionId: Number(p.planDefinitionId),
     donorPlanId: Number(p.donorPlanId),

@@ -1,7 +1,9 @@
-import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { Money } from '../../lib/money';
 import { NodeInterface } from '../../graphql/node';
 import { DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { ChargeKindValue } from '../charging/charging.types';
+import { UnitMeteringType } from '../sharing/sharing.enums';
 
 /*
  * The subscription payloads (issue 12 part 6) are entities (they implement `Node`): each is one
@@ -11,43 +13,6 @@ import { DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalar
  * overwriting the subscription field's last value, and `node(id:)` refetches one while the outbox
  * holds it.
  */
-
-/** What a balance change was (the outbox event type it comes from). */
-export enum BalanceChangeKind {
-  CHARGE = 'charge',
-  REFUND = 'refund',
-  ADJUSTMENT = 'adjustment',
-}
-
-registerEnumType(BalanceChangeKind, {
-  name: 'BalanceChangeKind',
-  description: 'What changed a subscriber balance.',
-  valuesConfig: {
-    CHARGE: { description: 'A charge (`processRating`; outbox event `charge.completed`).' },
-    REFUND: { description: 'A refund (`processRefund`; outbox event `refund.completed`).' },
-    ADJUSTMENT: { description: 'An ADMIN adjustment (`adjustBalance`; outbox event `balance.adjusted`).' },
-  },
-});
-
-/**
- * The unit a quota is counted in: a plan definition's `unitMeteringType`, as the event stores it.
- * (Same values as the sharing types' unit metering type; one enum once both areas are merged.)
- */
-export enum QuotaUnit {
-  VOLUME = 'volume',
-  TIME = 'time',
-  CREDIT = 'credit',
-}
-
-registerEnumType(QuotaUnit, {
-  name: 'QuotaUnit',
-  description: "The unit of a quota amount: the plan definition's unit metering type.",
-  valuesConfig: {
-    VOLUME: { description: 'Data volume; amounts in bytes.' },
-    TIME: { description: 'Time; amounts in seconds.' },
-    CREDIT: { description: 'Credit; amounts in minor currency units.' },
-  },
-});
 
 /** A balance change pushed to `balanceChanged` subscribers (issue 12 part 6). */
 @ObjectType('BalanceChange', {
@@ -60,8 +25,10 @@ export class BalanceChangeType {
   id!: string;
   @Field(() => String, { description: 'The event id (ULID), the AMQP `message_id` of the same event.' })
   eventId!: string;
-  @Field(() => BalanceChangeKind, { description: 'What changed the balance.' })
-  kind!: BalanceChangeKind;
+  @Field(() => ChargeKindValue, {
+    description: 'What changed the balance: the kind of the ledger entry it wrote.',
+  })
+  kind!: ChargeKindValue;
   @Field(() => String, {
     nullable: true,
     description: 'The operationId of a charge or refund; null for an adjustment.',
@@ -105,8 +72,10 @@ export class QuotaReceivedType {
     description: 'Quota granted, in `unit`: bytes (VOLUME), seconds (TIME) or minor currency units (CREDIT).',
   })
   amount!: number;
-  @Field(() => QuotaUnit, { description: 'The unit of `amount`.' })
-  unit!: QuotaUnit;
+  @Field(() => UnitMeteringType, {
+    description: "The unit of `amount`: the plan definition's unit metering type.",
+  })
+  unit!: UnitMeteringType;
   @Field(() => String, { description: "The plan definition's name." })
   planName!: string;
   @Field(() => Int, { description: 'The id of the plan definition the quota belongs to.' })
