@@ -1,4 +1,5 @@
 import { ArgsType, ClassType, Field, Int, ObjectType } from 'type-graphql';
+import type { KeysetPage } from '../db/keyset';
 import { BadUserInputError } from '../errors';
 
 /**
@@ -48,17 +49,11 @@ export class ConnectionArgs {
   before?: string | null;
 }
 
-/** Where a page starts and which way it runs, with its cursors decoded. */
-export interface PageRequest<K> {
-  /** Items wanted (1-{@link PAGE_SIZE_MAX}). */
-  limit: number;
-  /** `forward`: the items after `after` in list order; `backward`: the items just before `before`. */
-  direction: 'forward' | 'backward';
-  /** The decoded `after` key, or null (from the start). */
-  after: K | null;
-  /** The decoded `before` key, or null (to the end). */
-  before: K | null;
-}
+/**
+ * Where a page starts and which way it runs, with its cursors decoded: the stores' keyset page
+ * (src/db/keyset.ts), `limit` within 1-{@link PAGE_SIZE_MAX}.
+ */
+export type PageRequest<K> = KeysetPage<K>;
 
 function badArgument(field: string, description: string): BadUserInputError {
   return new BadUserInputError(`${field} ${description}`, [{ field, description }]);

@@ -1,3 +1,4 @@
+import type { KeysetPage } from '../../db/keyset';
 import { performance } from 'node:perf_hooks';
 import { Knex } from 'knex';
 import {
@@ -22,7 +23,6 @@ import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscrib
 import {
   ChargeKind,
   ChargeRow,
-  KeysetPage,
   RatingRow,
   WILDCARD,
   addToBalance,
@@ -497,12 +497,12 @@ export class ChargingService {
   }
 
   /**
-   * One page of a subscriber's ledger (list order newest first; see {@link KeysetPage}), in the
+   * One page of a subscriber's ledger (list order newest first; see src/db/keyset.ts), in the
    * caller's tenant; `msisdn` canonical. Reads `page.limit + 1` rows, the extra one saying that
    * more follow (what `connectionFromRows` expects). Empty for an unknown subscriber.
    */
-  chargePage(caller: ChargingCaller, msisdn: string, page: KeysetPage): Promise<ChargeRow[]> {
-    return listCharges(this.db, caller.tenantId, msisdn, { ...page, limit: page.limit + 1 });
+  chargePage(caller: ChargingCaller, msisdn: string, page: KeysetPage<number>): Promise<ChargeRow[]> {
+    return listCharges(this.db, caller.tenantId, msisdn, page);
   }
 
   /** How many ledger entries a subscriber of the caller's tenant has (`msisdn` canonical). */
@@ -515,9 +515,9 @@ export class ChargingService {
     return findChargeById(this.db, caller.tenantId, id);
   }
 
-  /** One page of the caller's rating catalogue (list order by id; see {@link KeysetPage}): `page.limit + 1` rows at most. */
-  ratings(caller: ChargingCaller, page: KeysetPage): Promise<RatingRow[]> {
-    return listRatings(this.db, caller.tenantId, { ...page, limit: page.limit + 1 });
+  /** One page of the caller's rating catalogue (list order by id; see src/db/keyset.ts): `page.limit + 1` rows at most. */
+  ratings(caller: ChargingCaller, page: KeysetPage<number>): Promise<RatingRow[]> {
+    return listRatings(this.db, caller.tenantId, page);
   }
 
   /** How many catalogue entries the caller's tenant has. */

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { KeysetPage, byId, keysetPage } from '../../db/keyset';
 import { preparedRows } from '../../db/prepared';
 import { Money } from '../../lib/money';
 
@@ -101,34 +102,16 @@ export async function ratingsFor(
 }
 
 /**
- * Which rows of an ordered list one page reads (keyset paging, src/graphql/relay.ts): the rows
- * strictly after `after` and strictly before `before` in list order (either null for no bound),
- * `limit` of them from the front (`forward`) or from the back (`backward`, returned in reverse
- * list order, as `connectionFromRows` expects).
+ * One page of a tenant's catalogue, list order by id ascending: up to `page.limit + 1` rows in
+ * the paging direction (src/db/keyset.ts).
  */
-export interface KeysetPage {
-  after: number | null;
-  before: number | null;
-  direction: 'forward' | 'backward';
-  limit: number;
-}
-
-/**
- * Applies a {@link KeysetPage} to a query over `id`, where list order is `id` ascending
- * (`order` asc) or descending (`desc`).
- */
-function keyset<Q extends Knex.QueryBuilder>(q: Q, page: KeysetPage, order: 'asc' | 'desc'): Q {
-  const [afterOp, beforeOp] = order === 'asc' ? ['>', '<'] : ['<', '>'];
-  if (page.after !== null) q.andWhere('id', afterOp, page.after);
-  if (page.before !== null) q.andWhere('id', beforeOp, page.before);
-  const flip = order === 'asc' ? 'desc' : 'asc';
-  q.orderBy('id', page.direction === 'forward' ? order : flip).limit(page.limit);
-  return q;
-}
-
-/** One page of a tenant's catalogue, list order by id ascending (see {@link KeysetPage}). */
-export async function listRatings(db: Knex, tenantId: number, page: KeysetPage): Promise<RatingRow[]> {
-  return (await keyset(db('ratings').select('*').where({ tenant_id: tenantId }), page, 'asc')).map(toRating);
+export async function listRatings(
+  db: Knex,
+  tenantId: number,
+  page: KeysetPage<number>,
+): Promise<RatingRow[]> {
+  const q = db('ratings').select('*').where({ tenant_id: tenantId });
+  return (await keysetPage(q, page, byId(), 'asc')).map(toRating);
 }
 
 /** How many catalogue entries a tenant has. */
@@ -217,17 +200,18 @@ export async function insertCharge(db: Knex, c: Omit<ChargeRow, 'id'>): Promise<
 }
 
 /**
- * One page of a subscriber's ledger, list order newest first (id descending; see
- * {@link KeysetPage}); the index (tenant_id, msisdn, id) serves it.
+ * One page of a subscriber's ledger, list order newest first (id descending): up to
+ * `page.limit + 1` rows in the paging direction (src/db/keyset.ts); the index
+ * (tenant_id, msisdn, id) serves it.
  */
 export async function listCharges(
   db: Knex,
   tenantId: number,
   msisdn: string,
-  page: KeysetPage,
+  page: KeysetPage<number>,
 ): Promise<ChargeRow[]> {
   const q = db('charges').select('*').where({ tenant_id: tenantId, msisdn });
-  return (await keyset(q, page, 'desc')).map(toCharge);
+  return (await keysetPage(q, page, byId(), 'desc')).map(toCharge);
 }
 
 /** How many ledger entries a subscriber has (an index range count). */

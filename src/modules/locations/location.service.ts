@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { BadUserInputError, FieldError, NotFoundError } from '../../errors';
-import type { PageRequest } from '../../graphql/relay';
+import type { KeysetPage } from '../../db/keyset';
 import { LocationLoaders, ratesOfLocations } from './location.loaders';
 import {
   LocationInfoRow,
@@ -277,20 +277,13 @@ export class LocationService {
   }
 
   /**
-   * One page read of a tenant's locations in id order (Relay paging, src/graphql/relay.ts):
-   * forward, up to `limit + 1` rows with ids above `after` (and below `before`); backward, the
-   * `limit + 1` rows just below `before` (and above `after`), in descending id order. With `name`,
-   * only the location of that name (zero or one row). `totalCount` counts the filter's matches.
+   * One page read of a tenant's locations in id order (Relay paging, src/graphql/relay.ts): up to
+   * `limit + 1` rows in the paging direction (src/db/keyset.ts). With `name`, only the location
+   * of that name (zero or one row). `totalCount` counts the filter's matches.
    */
-  async page(tenantId: number, page: PageRequest<number>, name: string | null): Promise<LocationPage> {
+  async page(tenantId: number, page: KeysetPage<number>, name: string | null): Promise<LocationPage> {
     const n = name ?? undefined;
-    const rows = await listLocations(this.db, tenantId, {
-      name: n,
-      afterId: page.after ?? undefined,
-      beforeId: page.before ?? undefined,
-      limit: page.limit + 1,
-      descending: page.direction === 'backward',
-    });
+    const rows = await listLocations(this.db, tenantId, { name: n, page });
     return { rows, totalCount: await countLocations(this.db, tenantId, n) };
   }
 

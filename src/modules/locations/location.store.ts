@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { KeysetPage, byId, keysetPage } from '../../db/keyset';
 
 /** A location row (spec 2.8). */
 export interface LocationRow {
@@ -88,23 +89,18 @@ const toProfile = (r: Record<string, unknown>): LocationProfileRow => ({
 });
 
 /**
- * A tenant's locations ordered by id: all of them, those named `name`, or a page of at most
- * `limit` rows with ids above `afterId` and below `beforeId`. With `descending` the rows come in
- * reverse id order (a backward page: the `limit` rows just before `beforeId`).
+ * A tenant's locations ordered by id: all of them, those named `name`, or with `page` one keyset
+ * page of them (src/db/keyset.ts: up to `limit + 1` rows in the paging direction).
  */
 export async function listLocations(
   db: Knex,
   tenantId: number,
-  opts: { name?: string; afterId?: number; beforeId?: number; limit?: number; descending?: boolean } = {},
+  opts: { name?: string; page?: KeysetPage<number> } = {},
 ): Promise<LocationRow[]> {
-  const q = db('locations')
-    .select('id', 'tenant_id', 'name', 'description')
-    .where({ tenant_id: tenantId })
-    .orderBy('id', opts.descending ? 'desc' : 'asc');
+  const q = db('locations').select('id', 'tenant_id', 'name', 'description').where({ tenant_id: tenantId });
   if (opts.name !== undefined) q.andWhere({ name: opts.name });
-  if (opts.afterId !== undefined) q.andWhere('id', '>', opts.afterId);
-  if (opts.beforeId !== undefined) q.andWhere('id', '<', opts.beforeId);
-  if (opts.limit !== undefined) q.limit(opts.limit);
+  if (opts.page) keysetPage(q, opts.page, byId(), 'asc');
+  else q.orderBy('id');
   return (await q).map(toLocation);
 }
 

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import type { KeysetPage } from '../../db/keyset';
 import { lockingTransaction } from '../../db/knex';
 import { DomainError } from '../../errors';
 import { Clock } from '../../lib/clock';
@@ -12,7 +13,6 @@ import { Subscriber, SubscriberService } from '../subscribers/subscriber.service
 import { SqsCode } from './error-codes';
 import {
   DonationKey,
-  KeysetPage,
   addPeriodRecipients,
   allowancesPage,
   debitPlan,
@@ -364,10 +364,7 @@ export class DonationService {
    * @throws BadUserInputError 412 on `donorId` when it is not an MSISDN.
    */
   donations(caller: DonationCaller, donorId: string, page: KeysetPage<DonationKey>): Promise<DonationRow[]> {
-    return donationsPage(this.db, caller.tenantId, parseMsisdnParam(donorId, 'donorId'), {
-      ...page,
-      limit: page.limit + 1,
-    });
+    return donationsPage(this.db, caller.tenantId, parseMsisdnParam(donorId, 'donorId'), page);
   }
 
   /**
@@ -376,10 +373,7 @@ export class DonationService {
    * @throws BadUserInputError 412 on `msisdn` when it is not an MSISDN.
    */
   allowances(caller: DonationCaller, msisdn: string, page: KeysetPage<number>): Promise<AllowanceRow[]> {
-    return allowancesPage(this.db, caller.tenantId, parseMsisdnParam(msisdn, 'msisdn'), {
-      ...page,
-      limit: page.limit + 1,
-    });
+    return allowancesPage(this.db, caller.tenantId, parseMsisdnParam(msisdn, 'msisdn'), page);
   }
 
   /** An allowance by its row id in the caller's tenant, or undefined. */

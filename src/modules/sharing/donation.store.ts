@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { KeysetPage, byCreated, byId, keysetPage } from '../../db/keyset';
 import { AllowanceRow, DonationRow, UnitMeteringType, donorFieldsOf } from './sharing.rows';
 
 /** SQL of donations and allowances (CONTRACT §5); used only by the donation service. */
@@ -178,18 +179,10 @@ export interface DonationKey {
   id: string;
 }
 
-/** One keyset page request: up to `limit` rows past `after` / before `before`, either way. */
-export interface KeysetPage<K> {
-  limit: number;
-  direction: 'forward' | 'backward';
-  after: K | null;
-  before: K | null;
-}
-
 /**
  * One page of a donor's donations in list order (newest first, ties by id, both descending),
- * keyset-paged: `limit` rows strictly after `after` and before `before`, read forward (list
- * order) or backward (reverse list order, for `last`/`before`), with their recipients' results.
+ * keyset-paged (src/db/keyset.ts: up to `limit + 1` rows in the paging direction), with their
+ * recipients' results.
  * One range read of the (tenant, donor, created_at, id) index whatever the donor's history
  * (migration 20261126000100), then one read of the page's recipients.
  */
@@ -200,18 +193,7 @@ export async function donationsPage(
   page: KeysetPage<DonationKey>,
 ): Promise<DonationRow[]> {
   const q = db('donations').select('*').where({ tenant_id: tenantId, donor_msisdn: donorMsisdn });
-  // List order: created_at DESC, id DESC. "After k" sorts below k, "before k" above it.
-  const past = (k: DonationKey, op: '<' | '>') =>
-    q.andWhere((w) =>
-      w
-        .where('created_at', op, k.createdAt)
-        .orWhere((x) => x.where('created_at', k.createdAt).andWhere('id', op, k.id)),
-    );
-  if (page.after) past(page.after, '<');
-  if (page.before) past(page.before, '>');
-  const dir = page.direction === 'forward' ? 'desc' : 'asc';
-  q.orderBy('created_at', dir).orderBy('id', dir).limit(page.limit);
-  return withRecipients(db, await q);
+  return withRecipients(db, await keysetPage(q, page, byCreated(), 'desc'));
 }
 
 function toAllowance(r: Record<string, unknown>): AllowanceRow {
@@ -238,10 +220,7 @@ export async function allowancesPage(
   page: KeysetPage<number>,
 ): Promise<AllowanceRow[]> {
   const q = db('allowances').select('*').where({ tenant_id: tenantId, recipient_msisdn: msisdn });
-  if (page.after !== null) q.andWhere('id', '<', page.after);
-  if (page.before !== null) q.andWhere('id', '>', page.before);
-  q.orderBy('id', page.direction === 'forward' ? 'desc' : 'asc').limit(page.limit);
-  return (await q).map(toAllowance);
+  return (await keysetPage(q, page, byId(), 'desc')).map(toAllowance);
 }
 
 /** A tenant's allowance by row id, or undefined. */

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { KeysetPage } from '../../db/keyset';
 import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
@@ -13,7 +14,6 @@ import { SubscriberService } from '../subscribers/subscriber.service';
 import { SqsCode } from './error-codes';
 import { GroupCaller, GroupMemberService, checkPage } from './group-member.service';
 import {
-  KeysetPage,
   deleteGroup,
   deleteMember,
   findGroup,

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { KeysetPage, byCreated, keysetPage } from '../../db/keyset';
 import { certifiedLock, forUpdate as lock } from '../../db/knex';
 import { GroupRow, MemberRow, ShareQuotaType } from './sharing.rows';
 
@@ -43,32 +44,33 @@ export async function findGroup(
   return r ? toGroup(r) : undefined;
 }
 
+/** Which groups a listing reads: a tenant's, owned by and/or having as member a subscriber. */
+export interface GroupFilter {
+  ownerMsisdn?: string;
+  memberMsisdn?: string;
+}
+
+/** The query of a tenant's groups matching `by` (aliased `g`). */
+function groupsMatching(db: Knex, tenantId: number, by: GroupFilter): Knex.QueryBuilder {
+  const q = db('sharing_groups as g').where('g.tenant_id', tenantId);
+  if (by.ownerMsisdn !== undefined) q.andWhere('g.owner_msisdn', by.ownerMsisdn);
+  if (by.memberMsisdn !== undefined)
+    q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
+  return q;
+}
+
 /** A tenant's groups owned by, or having as member, a subscriber; ordered by creation; one page. */
 export async function listGroups(
   db: Knex,
   tenantId: number,
-  by: { ownerMsisdn?: string; memberMsisdn?: string },
+  by: GroupFilter,
   offset: number,
   limit: number,
 ): Promise<{ rows: GroupRow[]; total: number }> {
-  const base = () => {
-    const q = db('sharing_groups as g').where('g.tenant_id', tenantId);
-    if (by.ownerMsisdn !== undefined) q.andWhere('g.owner_msisdn', by.ownerMsisdn);
-    if (by.memberMsisdn !== undefined)
-      q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
-    return q;
-  };
+  const base = () => groupsMatching(db, tenantId, by);
   const total = await base().count({ n: '*' }).first();
   const rows = await base().select('g.*').orderBy('g.created_at').orderBy('g.id').offset(offset).limit(limit);
   return { rows: rows.map(toGroup), total: num(total?.n ?? 0) };
-}
-
-/** A keyset page request over a list ordered by `K` (see src/graphql/relay.ts `PageRequest`). */
-export interface KeysetPage<K> {
-  limit: number;
-  direction: 'forward' | 'backward';
-  after: K | null;
-  before: K | null;
 }
 
 /**
@@ -79,36 +81,12 @@ export interface KeysetPage<K> {
 export async function listGroupsByKey(
   db: Knex,
   tenantId: number,
-  by: { ownerMsisdn?: string; memberMsisdn?: string },
+  by: GroupFilter,
   page: KeysetPage<{ createdAt: number; id: string }>,
 ): Promise<{ rows: GroupRow[]; total: number }> {
-  const base = () => {
-    const q = db('sharing_groups as g').where('g.tenant_id', tenantId);
-    if (by.ownerMsisdn !== undefined) q.andWhere('g.owner_msisdn', by.ownerMsisdn);
-    if (by.memberMsisdn !== undefined)
-      q.whereIn('g.id', db('group_members').select('group_id').where({ member_msisdn: by.memberMsisdn }));
-    return q;
-  };
+  const base = () => groupsMatching(db, tenantId, by);
   const total = await base().count({ n: '*' }).first();
-  const q = base().select('g.*');
-  const { after, before } = page;
-  if (after)
-    q.andWhere((w) =>
-      w
-        .where('g.created_at', '>', after.createdAt)
-        .orWhere((x) => x.where('g.created_at', after.createdAt).andWhere('g.id', '>', after.id)),
-    );
-  if (before)
-    q.andWhere((w) =>
-      w
-        .where('g.created_at', '<', before.createdAt)
-        .orWhere((x) => x.where('g.created_at', before.createdAt).andWhere('g.id', '<', before.id)),
-    );
-  const dir = page.direction === 'forward' ? 'asc' : 'desc';
-  const rows = await q
-    .orderBy('g.created_at', dir)
-    .orderBy('g.id', dir)
-    .limit(page.limit + 1);
+  const rows = await keysetPage(base().select('g.*'), page, byCreated('g.'), 'asc');
   return { rows: rows.map(toGroup), total: num(total?.n ?? 0) };
 }
 

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import type { KeysetPage } from '../../db/keyset';
 import { InTransaction, retryingTransaction } from '../../db/knex';
 import { ConflictError, DomainError, NotFoundError } from '../../errors';
 import { Clock } from '../../lib/clock';
@@ -76,7 +77,7 @@ export class PlanService {
    */
   planDefinitionsByKey(
     caller: PlanCaller,
-    page: { limit: number; direction: 'forward' | 'backward'; after: number | null; before: number | null },
+    page: KeysetPage<number>,
   ): Promise<{ rows: PlanDefinitionRow[]; total: number }> {
     return listPlanDefinitionsByKey(this.db, caller.tenantId, page);
   }

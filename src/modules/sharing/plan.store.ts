@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { KeysetPage, byId, keysetPage } from '../../db/keyset';
 import { forUpdate as lock } from '../../db/knex';
 import { PlanDefinitionRow, ShareQuotaType, SubscriberPlanRow, UnitMeteringType } from './sharing.rows';
 
@@ -45,20 +46,17 @@ export async function findPlanDefinitionById(
 }
 
 /**
- * One keyset page of a tenant's plan definitions in id order: up to `limit + 1` rows with ids
- * after `after` (forward, ascending) or before `before` (backward, descending), and the count of
- * all of them.
+ * One keyset page of a tenant's plan definitions in id order: up to `limit + 1` rows in the
+ * paging direction (src/db/keyset.ts), and the count of all of them.
  */
 export async function listPlanDefinitionsByKey(
   db: Knex,
   tenantId: number,
-  page: { limit: number; direction: 'forward' | 'backward'; after: number | null; before: number | null },
+  page: KeysetPage<number>,
 ): Promise<{ rows: PlanDefinitionRow[]; total: number }> {
   const total = await db('plan_definitions').where({ tenant_id: tenantId }).count({ n: '*' }).first();
   const q = db('plan_definitions').select('*').where({ tenant_id: tenantId });
-  if (page.after !== null) q.andWhere('id', '>', page.after);
-  if (page.before !== null) q.andWhere('id', '<', page.before);
-  const rows = await q.orderBy('id', page.direction === 'forward' ? 'asc' : 'desc').limit(page.limit + 1);
+  const rows = await keysetPage(q, page, byId(), 'asc');
   return { rows: rows.map((r) => toDefinition(r)), total: num(total?.n ?? 0) };
 }
 

@@ -14,7 +14,7 @@ import { DonationService } from './donation.service';
 import { checkPage } from './group-member.service';
 import { GroupService } from './group.service';
 import { PlanService } from './plan.service';
-import type { KeysetPage } from './donation.store';
+import type { KeysetPage } from '../../db/keyset';
 import {
   RecurringFilter,
   RecurringKey,
@@ -207,7 +207,7 @@ export class RecurringDonationService {
   ): Promise<{ rows: RecurringRow[]; total: number }> {
     const filter = this.filterOf(by);
     const [rows, total] = await Promise.all([
-      recurringPage(this.db, caller.tenantId, filter, { ...page, limit: page.limit + 1 }),
+      recurringPage(this.db, caller.tenantId, filter, page),
       countRecurring(this.db, caller.tenantId, filter),
     ]);
     return { rows, total };

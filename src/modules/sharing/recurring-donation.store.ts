@@ -1,5 +1,5 @@
 import { Knex } from 'knex';
-import type { KeysetPage } from './donation.store';
+import { KeysetPage, byCreated, keysetPage } from '../../db/keyset';
 import { RecurringRow, donorFieldsOf } from './sharing.rows';
 
 /** SQL of recurring donations (CONTRACT §5); used only by the recurring donation service. */
@@ -114,8 +114,7 @@ export interface RecurringKey {
 
 /**
  * One keyset page of the recurring donations matching `by`, in list order (oldest first, ties by
- * id): `limit` rows strictly after `after` and before `before`, read forward (list order) or
- * backward (reverse list order).
+ * id), keyset-paged (src/db/keyset.ts: up to `limit + 1` rows in the paging direction).
  */
 export async function recurringPage(
   db: Knex,
@@ -124,21 +123,5 @@ export async function recurringPage(
   page: KeysetPage<RecurringKey>,
 ): Promise<RecurringRow[]> {
   const q = filtered(recurringQuery(db, tenantId), by);
-  if (page.after)
-    q.andWhere((w) =>
-      w
-        .where('r.created_at', '>', page.after!.createdAt)
-        .orWhere((x) => x.where('r.created_at', page.after!.createdAt).andWhere('r.id', '>', page.after!.id)),
-    );
-  if (page.before)
-    q.andWhere((w) =>
-      w
-        .where('r.created_at', '<', page.before!.createdAt)
-        .orWhere((x) =>
-          x.where('r.created_at', page.before!.createdAt).andWhere('r.id', '<', page.before!.id),
-        ),
-    );
-  const dir = page.direction === 'forward' ? 'asc' : 'desc';
-  q.orderBy('r.created_at', dir).orderBy('r.id', dir).limit(page.limit);
-  return (await q).map(toRecurring);
+  return (await keysetPage(q, page, byCreated('r.'), 'asc')).map(toRecurring);
 }
