@@ -81,8 +81,23 @@ export const DecimalScalar = new GraphQLScalarType<Money, string>({
 export const SafeIntScalar = SafeIntResolver;
 
 /**
- * A point in time: an RFC 3339 date-time in UTC with milliseconds on output
- * (`2026-11-26T08:00:00.000Z`), graphql-scalars' DateTime. The graph's one way to give a time;
- * the epoch-seconds fields that predate it stay for the REST rows' sake.
+ * A point in time: input an RFC 3339 date-time (graphql-scalars' DateTime rules; resolvers
+ * receive a `Date`); output an RFC 3339 string in UTC with milliseconds
+ * (`2026-11-26T08:00:00.000Z`) from a `Date`, epoch milliseconds or such a string. Output is a
+ * string, not graphql-scalars' `Date`, so what a REST row reads in-process is what a client reads.
+ * The graph's one way to give a time; RFC 7662's epoch seconds (`TokenIntrospection.expiry`,
+ * `issuedAt`) are that protocol's own.
  */
-export const DateTimeScalar = DateTimeResolver;
+export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+  name: 'DateTime',
+  description:
+    'A point in time, RFC 3339: on output UTC with milliseconds (`2026-11-26T08:00:00.000Z`); on input any RFC 3339 date-time with a zone (`2026-11-26T09:00:00+01:00`).',
+  specifiedByURL: 'https://datatracker.ietf.org/doc/html/rfc3339',
+  serialize(value) {
+    const d = value instanceof Date ? value : new Date(value as string | number);
+    if (Number.isNaN(d.getTime())) throw new GraphQLError(`DateTime cannot represent ${String(value)}`);
+    return d.toISOString();
+  },
+  parseValue: (value) => DateTimeResolver.parseValue(value),
+  parseLiteral: (ast, variables) => DateTimeResolver.parseLiteral(ast, variables),
+});

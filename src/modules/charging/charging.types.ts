@@ -3,7 +3,7 @@ import { Permission } from '../../auth/permissions';
 import { NodeInterface } from '../../graphql/node';
 import { userErrorType } from '../../graphql/payload';
 import { connectionTypes } from '../../graphql/relay';
-import { DecimalScalar, MsisdnScalar } from '../../graphql/scalars';
+import { DateTimeScalar, DecimalScalar, MsisdnScalar } from '../../graphql/scalars';
 import { Money } from '../../lib/money';
 import { PaymentTypeValue, SubscriberStatusValue } from '../subscribers/subscriber.types';
 import { RatingOutcomeCode } from './return-codes';
@@ -80,7 +80,7 @@ export class ChargeType {
   currency!: string | null;
   @Field(() => String, { nullable: true, description: 'Why an adjustment was made; null otherwise.' })
   reason!: string | null;
-  @Field(() => String, { description: 'When it was recorded: ISO-8601 UTC with milliseconds.' })
+  @Field(() => DateTimeScalar, { description: 'When it was recorded.' })
   created!: string;
 }
 

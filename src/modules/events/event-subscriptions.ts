@@ -53,7 +53,7 @@ export function toBalanceChange(event: OutboxEvent): BalanceChangeType {
     amount: text(p.amount),
     balance: text(p.balance),
     currency: text(p.currency),
-    occurredAt: Number(p.occurredAt),
+    occurredAt: new Date(Number(p.occurredAt) * 1000).toISOString(),
   };
 }
 
@@ -71,6 +71,6 @@ export function toQuotaReceived(event: OutboxEvent): QuotaReceivedType {
     planName: text(p.planName),
     planDefinitionId: Number(p.planDefinitionId),
     donorPlanId: Number(p.donorPlanId),
-    occurredAt: Number(p.occurredAt),
+    occurredAt: new Date(Number(p.occurredAt) * 1000).toISOString(),
   };
 }

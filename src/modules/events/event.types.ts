@@ -1,7 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import type { Money } from '../../lib/money';
 import { NodeInterface } from '../../graphql/node';
-import { DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { DateTimeScalar, DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { ChargeKindValue } from '../charging/charging.types';
 import { UnitMeteringType } from '../sharing/sharing.enums';
 
@@ -47,8 +47,8 @@ export class BalanceChangeType {
   balance!: Money | string;
   @Field(() => String, { description: 'ISO 4217 currency of amount and balance.' })
   currency!: string;
-  @Field(() => SafeIntScalar, { description: 'When the change was committed, Unix epoch seconds.' })
-  occurredAt!: number;
+  @Field(() => DateTimeScalar, { description: 'When the change was committed.' })
+  occurredAt!: string;
 }
 
 /** A quota grant pushed to `quotaReceived` subscribers (issue 12 part 6). */
@@ -82,6 +82,6 @@ export class QuotaReceivedType {
   planDefinitionId!: number;
   @Field(() => Int, { description: "The donor's subscriber plan the quota came from (`donorPlanId`)." })
   donorPlanId!: number;
-  @Field(() => SafeIntScalar, { description: 'When the donation was committed, Unix epoch seconds.' })
-  occurredAt!: number;
+  @Field(() => DateTimeScalar, { description: 'When the donation was committed.' })
+  occurredAt!: string;
 }

@@ -3,7 +3,7 @@ import { DomainError } from '../../errors';
 import { NodeInterface, globalId } from '../../graphql/node';
 import { UserError, userErrorType } from '../../graphql/payload';
 import { Connection, PageInfoType, connectionTypes, cursorCodec, integerCursor } from '../../graphql/relay';
-import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { DateTimeScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { SqsCode } from './error-codes';
 import { QuotaType } from './sharing.enums';
 import { GroupRow, MemberRow } from './sharing.rows';
@@ -33,7 +33,7 @@ export class GroupMemberType {
       "Quota in the group's quota type: `SHARE` 0-10000000 (percent x 100000) or an `AMOUNT` in the donor plan's unit (bytes, seconds or minor currency units).",
   })
   quota!: number;
-  @Field(() => String, { description: 'When it joined, ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'When it joined.' })
   joined!: string;
   /** The member's row number (joining order): the key of its cursor in `Group.members`. */
   seq?: number;
@@ -53,9 +53,9 @@ export class GroupType {
   name!: string;
   @Field(() => QuotaType, { description: 'How member quotas are read (`SHARE` unless created otherwise).' })
   quotaType!: QuotaType;
-  @Field(() => String, { description: 'Created, ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'Created.' })
   created!: string;
-  @Field(() => String, { description: 'Last change (members included), ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'Last change (members included).' })
   updated!: string;
 }
 

@@ -2,7 +2,7 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { DomainError } from '../../errors';
 import { NodeInterface, globalId } from '../../graphql/node';
 import { connectionTypes } from '../../graphql/relay';
-import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { DateTimeScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { userErrorType } from '../../graphql/payload';
 import { QuotaType, UnitMeteringType } from './sharing.enums';
 import { PlanDefinitionRow, SubscriberPlanRow } from './sharing.rows';
@@ -62,7 +62,7 @@ export class SubscriberPlanType {
   remaining!: number;
   @Field(() => Int, { description: 'Current period: 1 at creation, +1 at every renewal.' })
   period!: number;
-  @Field(() => String, { description: 'When the current period started, ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'When the current period started.' })
   renewed!: string;
   @Field(() => PlanDefinitionType, { description: 'The plan definition.' })
   definition!: PlanDefinitionType;

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { NodeInterface } from '../../graphql/node';
-import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { DateTimeScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { DonationRecipientOutcome } from './donation-outcome';
 import { QuotaType, UnitMeteringType } from './sharing.enums';
 
@@ -67,7 +67,7 @@ export class DonationType {
       "Overall errorCode (spec 7.2): 0 when any recipient received quota, else the first failure (for a recurring donation refused as a whole at renewal, the refusal's code).",
   })
   errorCode!: number;
-  @Field(() => String, { description: 'When it was made, ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'When it was made.' })
   created!: string;
   @Field(() => [DonationRecipientType], { description: 'Every recipient in request order (at most 100).' })
   recipients!: DonationRecipientType[];
@@ -93,7 +93,7 @@ export class AllowanceType {
   amount!: number;
   @Field(() => Int, { description: 'The donor plan period it belongs to.' })
   period!: number;
-  @Field(() => String, { description: 'When it was granted, ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'When it was granted.' })
   created!: string;
 }
 
@@ -143,10 +143,10 @@ export class RecurringDonationType {
     description: "The donor plan's definition name (published `planName`); null if the plan is gone.",
   })
   planName!: string | null;
-  @Field(() => String, { description: 'Created, ISO-8601 UTC.' })
+  @Field(() => DateTimeScalar, { description: 'Created.' })
   created!: string;
-  @Field(() => String, {
-    description: 'Last change, ISO-8601 UTC (a recurring donation is never changed: its creation).',
+  @Field(() => DateTimeScalar, {
+    description: 'Last change (a recurring donation is never changed: its creation).',
   })
   updated!: string;
 }
