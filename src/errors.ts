@@ -22,15 +22,14 @@ export interface FieldError {
 
 /**
  * A rule violation raised by a service or the auth layer. It is a GraphQLError, so it reaches
- * GraphQL clients with `extensions.code` and its facts, and it carries the HTTP status the REST
- * layer answers with (ARCHITECTURE.md "Errors are typed"). `extensions` never holds a stack.
+ * GraphQL clients with `extensions.code` and its facts (ARCHITECTURE.md "Errors are typed";
+ * `extensions` never holds a stack). It knows no HTTP status: the REST edge derives the legacy
+ * status from `code` and the path (src/rest/failure.ts, issue 29 item 5).
  */
 export class DomainError extends GraphQLError {
   constructor(
     message: string,
     readonly code: ErrorCode,
-    /** HTTP status a REST row answers with. */
-    readonly httpStatus: number,
     facts: Record<string, unknown> = {},
   ) {
     super(message, { extensions: { code, ...facts } });
@@ -40,48 +39,51 @@ export class DomainError extends GraphQLError {
 /** Missing or bad credentials (HTTP 401). */
 export class UnauthenticatedError extends DomainError {
   constructor(message = 'authorization failed') {
-    super(message, 'UNAUTHENTICATED', 401);
+    super(message, 'UNAUTHENTICATED');
   }
 }
 
 /** Authenticated, but not allowed: missing grant, permission header or wrong tenant (HTTP 403). */
 export class ForbiddenError extends DomainError {
   constructor(message: string) {
-    super(message, 'FORBIDDEN', 403);
+    super(message, 'FORBIDDEN');
   }
 }
 
-/** Invalid input, listing the offending fields (HTTP 400 unless a path says otherwise). */
+/** Invalid input, listing the offending fields. */
 export class BadUserInputError extends DomainError {
   constructor(
     message: string,
     readonly fields: FieldError[],
     facts: Record<string, unknown> = {},
-    httpStatus = 400,
   ) {
-    super(message, 'BAD_USER_INPUT', httpStatus, { fields, ...facts });
+    super(message, 'BAD_USER_INPUT', { fields, ...facts });
   }
 }
 
 /**
- * A validation failure on one field, message `<field> <description>`: HTTP 412 by default, as
- * the quota-sharing paths answer it (spec 4.8 `{"errors":[{"field","description"}]}`).
+ * A request whose shape is wrong before any of its values is judged: a body field of the wrong
+ * JSON type, a required header missing, a query parameter given twice. The legacy quota-sharing
+ * paths answer it 400 where a value that breaks a rule is 412 (spec 4.8, CONTRACT §1).
  */
-export function invalidField(field: string, description: string, httpStatus = 412): BadUserInputError {
-  return new BadUserInputError(`${field} ${description}`, [{ field, description }], {}, httpStatus);
+export class RequestShapeError extends BadUserInputError {}
+
+/** A validation failure on one field, message `<field> <description>`. */
+export function invalidField(field: string, description: string): BadUserInputError {
+  return new BadUserInputError(`${field} ${description}`, [{ field, description }]);
 }
 
 /** The named entity does not exist in the caller's tenant (HTTP 404). */
 export class NotFoundError extends DomainError {
   constructor(message: string, facts: Record<string, unknown> = {}) {
-    super(message, 'NOT_FOUND', 404, facts);
+    super(message, 'NOT_FOUND', facts);
   }
 }
 
 /** The request conflicts with existing state (HTTP 409). */
 export class ConflictError extends DomainError {
   constructor(message: string, facts: Record<string, unknown> = {}) {
-    super(message, 'CONFLICT', 409, facts);
+    super(message, 'CONFLICT', facts);
   }
 }
 
@@ -91,7 +93,7 @@ export class ConflictError extends DomainError {
  */
 export class UnprocessableError extends DomainError {
   constructor(message: string, facts: Record<string, unknown> = {}) {
-    super(message, 'UNPROCESSABLE', 422, facts);
+    super(message, 'UNPROCESSABLE', facts);
   }
 }
 
@@ -185,7 +187,6 @@ export class ServiceUnavailableError extends DomainError {
           ? 'database did not answer in time, retry later'
           : 'request deadline exceeded, retry later',
       'SERVICE_UNAVAILABLE',
-      503,
       {
         reason,
         retryAfterSeconds: RETRY_AFTER_SECONDS,
@@ -203,7 +204,7 @@ export class ServiceUnavailableError extends DomainError {
  */
 export class TooManyRequestsError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
-    super('too many failed logins, retry later', 'TOO_MANY_REQUESTS', 429, {
+    super('too many failed logins, retry later', 'TOO_MANY_REQUESTS', {
       retryAfter: retryAfterSeconds,
       http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
     });

@@ -1,4 +1,4 @@
-import { BadUserInputError, ForbiddenError } from '../errors';
+import { ForbiddenError, RequestShapeError } from '../errors';
 import { ApiClient } from './client.store';
 
 /** The message of a `tenant` header (or graphql-ws `tenant` parameter) naming another tenant. */
@@ -11,7 +11,7 @@ export const TENANT_MISMATCH = 'tenant header does not name your tenant';
  * `required` (the rating and SQS rows) makes a missing one an error too. `tenant` is the value
  * as sent, undefined when absent or empty.
  * @throws ForbiddenError (HTTP 403; WebSocket close 4403) when it names another tenant;
- *   BadUserInputError on `tenant` (HTTP 400) when `required` and absent.
+ *   RequestShapeError on `tenant` (REST 400) when `required` and absent.
  */
 export function assertTenantHeader(
   tenant: string | undefined,
@@ -20,7 +20,7 @@ export function assertTenantHeader(
 ): void {
   if (tenant === undefined) {
     if (required)
-      throw new BadUserInputError('tenant header is required', [
+      throw new RequestShapeError('tenant header is required', [
         { field: 'tenant', description: 'required header' },
       ]);
     return;

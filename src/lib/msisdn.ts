@@ -23,17 +23,10 @@ export function isMsisdn(value: unknown): boolean {
 
 /**
  * The canonical MSISDN of a path, query or argument value named `field`.
- * @throws BadUserInputError naming `field` with HTTP `httpStatus` (400 by default; the
- *   quota-sharing paths answer 412, spec 4.8) when `value` is not an MSISDN.
+ * @throws BadUserInputError naming `field` when `value` is not an MSISDN.
  */
-export function requireMsisdn(value: string, field: string, httpStatus = 400): string {
+export function requireMsisdn(value: string, field: string): string {
   const m = normalizeMsisdn(value);
-  if (!m)
-    throw new BadUserInputError(
-      `${field} is not an MSISDN`,
-      [{ field, description: MSISDN_RULE }],
-      {},
-      httpStatus,
-    );
+  if (!m) throw new BadUserInputError(`${field} is not an MSISDN`, [{ field, description: MSISDN_RULE }]);
   return m;
 }

@@ -3,6 +3,8 @@ import { databaseFailureOf } from '../db/knex';
 import {
   BadUserInputError,
   DomainError,
+  ErrorCode,
+  RequestShapeError,
   OAuthRequestError,
   ServiceUnavailableError,
   domainErrorOf,
@@ -18,13 +20,38 @@ export interface RestFailure {
   domain?: DomainError;
 }
 
+/** The legacy HTTP status of each domain error code (CONTRACT §2-§5, spec 4.8). */
+const STATUS: Readonly<Record<ErrorCode, number>> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  BAD_USER_INPUT: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  UNPROCESSABLE: 422,
+  TOO_MANY_REQUESTS: 429,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
 /**
- * Classifies anything a REST row threw or the operation returned: body errors keep their
- * 400/413/415, domain errors their HTTP status, a database that is down, slow or locked 503
- * (CONTRACT §8 "When things fail"), GraphQL request errors 400, and anything else is logged and
- * becomes a bare 500 (no message or stack from inside).
+ * The status a path of error style `style` answers a domain error with: by its code, except that
+ * the quota-sharing paths answer a value that breaks a rule 412 (spec 4.8) and keep 400 for a
+ * request of the wrong shape ({@link RequestShapeError}: a wrongly typed field, a missing header).
  */
-export function toFailure(err: unknown, logger: Logger): RestFailure {
+export function statusOf(domain: DomainError, style: ErrorStyle): number {
+  if (domain.code === 'BAD_USER_INPUT' && style === 'sqs' && !(domain instanceof RequestShapeError))
+    return 412;
+  return STATUS[domain.code];
+}
+
+/**
+ * Classifies anything a REST row of error style `style` threw or the operation returned: body
+ * errors keep their 400/413/415, domain errors get their legacy status ({@link statusOf}), a
+ * database that is down, slow or locked 503 (CONTRACT §8 "When things fail"), GraphQL request
+ * errors 400, and anything else is logged and becomes a bare 500 (no message or stack from
+ * inside).
+ */
+export function toFailure(err: unknown, logger: Logger, style: ErrorStyle): RestFailure {
   if (err instanceof BodyError) return { status: err.status, message: err.message };
   const dbFailure = domainErrorOf(err) ? undefined : databaseFailureOf(err);
   if (dbFailure) {
@@ -33,7 +60,7 @@ export function toFailure(err: unknown, logger: Logger): RestFailure {
     return { status: 503, message: domain.message, domain };
   }
   const domain = domainErrorOf(err);
-  if (domain) return { status: domain.httpStatus, message: domain.message, domain };
+  if (domain) return { status: statusOf(domain, style), message: domain.message, domain };
   if (err instanceof GraphQLError && !err.originalError) return { status: 400, message: err.message };
   logger.error({ err }, 'unexpected error in REST row');
   return { status: 500, message: 'internal error' };

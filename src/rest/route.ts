@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Permission } from '../auth/permissions';
-import { BadUserInputError, ServiceUnavailableError } from '../errors';
+import { RequestShapeError, ServiceUnavailableError } from '../errors';
 import type { GatewayContext } from '../graphql/context';
 import type { Format } from './negotiate';
 import type { JsonSchema } from './schemas';
@@ -110,7 +110,7 @@ export interface RestRoute<TData = unknown> {
   parameterNames?: Readonly<Record<string, string>>;
   /** The GraphQL document, one operation. */
   document: string;
-  /** Request → variables. @throws BadUserInputError for a field of the wrong JSON type. */
+  /** Request → variables. @throws RequestShapeError for a field of the wrong JSON type (BadUserInputError for a legacy value check made at the edge). */
   variables(input: RestInput): Record<string, unknown>;
   /** Operation data → status and legacy body. */
   result(data: TData, input: RestInput): RestOutput;
@@ -154,24 +154,24 @@ export function defineRoute<TData>(
 
 /**
  * Reads an optional string field of a JSON body: absent or null gives null.
- * @throws BadUserInputError when present with another JSON type.
+ * @throws RequestShapeError when present with another JSON type.
  */
 export function optionalString(body: Record<string, unknown>, key: string): string | null {
   const v = body[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string')
-    throw new BadUserInputError(`${key} must be a string`, [{ field: key, description: 'must be a string' }]);
+    throw new RequestShapeError(`${key} must be a string`, [{ field: key, description: 'must be a string' }]);
   return v;
 }
 
 /**
  * Reads an optional query parameter: absent or empty gives null.
- * @throws BadUserInputError when the parameter is repeated.
+ * @throws RequestShapeError when the parameter is repeated.
  */
 export function optionalQueryString(query: RestInput['query'], key: string): string | null {
   const v = query[key];
   if (Array.isArray(v))
-    throw new BadUserInputError(`${key} must be given once`, [
+    throw new RequestShapeError(`${key} must be given once`, [
       { field: key, description: 'must be given once' },
     ]);
   return v === undefined || v === '' ? null : v;

@@ -276,7 +276,7 @@ export function restRouter(
         const out = route.result(data as never, input);
         sendAnswer(ctx, route, out.status, out.body, oauth2 ? 'json' : undefined);
       } catch (err) {
-        const failure = toFailure(err, gctx?.logger ?? logger);
+        const failure = toFailure(err, gctx?.logger ?? logger, route.style);
         const retryAfter = failure.domain?.extensions.retryAfterSeconds;
         if (
           typeof retryAfter === 'number' &&

@@ -1,5 +1,5 @@
 import { invalidField } from '../errors';
-import { MSISDN_RULE, normalizeMsisdn } from '../lib/msisdn';
+import { MSISDN_RULE, normalizeMsisdn, requireMsisdn } from '../lib/msisdn';
 import { checkBulkSize } from '../modules/sharing/group-member.service';
 import {
   Checker,
@@ -9,7 +9,6 @@ import {
   parseGroupRequest,
   parseGroupUpdate,
   parseMemberRequest,
-  parseMsisdnParam,
   parseDonationRequest,
 } from '../modules/sharing/sharing-request';
 
@@ -204,7 +203,7 @@ export function memberVariablesOf(body: Json): Json {
  * A member MSISDN of a path (`/members/<memberId>`), canonical.
  * @throws BadUserInputError 412 on `memberId`.
  */
-export const memberIdParamOf = (value: string): string => parseMsisdnParam(value, 'memberId');
+export const memberIdParamOf = (value: string): string => requireMsisdn(value, 'memberId');
 
 /**
  * `_bulk/add` `{members: [...]}` → `[GroupMemberInput!]!` variables: the list present with
@@ -240,5 +239,5 @@ export function bulkMemberVariablesOf(body: Json): Json[] {
 export function bulkMsisdnVariablesOf(body: Json): string[] {
   const list = bulkInputOf(body, bulkMsisdn) as string[] | null | undefined;
   checkBulkSize(list);
-  return list.map((m, i) => parseMsisdnParam(m, `members[${i}]`));
+  return list.map((m, i) => requireMsisdn(m, `members[${i}]`));
 }

@@ -1,6 +1,7 @@
 import { Permission } from '../auth/permissions';
+import { requireMsisdn } from '../lib/msisdn';
 import { checkPage } from '../modules/sharing/group-member.service';
-import { parseMsisdnParam } from '../modules/sharing/sharing-request';
+
 import { RestRoute, defineRoute, optionalQueryString } from './route';
 import * as S from './sqs.schemas';
 import {
@@ -51,7 +52,7 @@ const listRecurring = defineRoute<{
     const donorId = optionalQueryString(query, 'donorId');
     if (donorId !== null) checkPage(page);
     return {
-      donorId: donorId === null ? null : parseMsisdnParam(donorId, 'donorId'),
+      donorId: donorId === null ? null : requireMsisdn(donorId, 'donorId'),
       groupId: optionalQueryString(query, 'groupId'),
       page,
     };

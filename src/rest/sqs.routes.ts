@@ -1,7 +1,8 @@
 import { Permission } from '../auth/permissions';
+import { requireMsisdn } from '../lib/msisdn';
 import { invalidField } from '../errors';
 import { GROUP_PAGE_SIZE } from '../modules/sharing/group.service';
-import { parseMsisdnParam } from '../modules/sharing/sharing-request';
+
 import { RestRoute, defineRoute, optionalQueryString } from './route';
 import * as S from './sqs.schemas';
 import { SQS_GROUP_ROUTES } from './sqs-groups.routes';
@@ -198,8 +199,8 @@ const listGroups = defineRoute<{
     const page = pageOf(query);
     if (ownerId === null && memberId === null) throw invalidField('ownerId', 'give ownerId or memberId');
     return {
-      ownerId: ownerId === null ? null : parseMsisdnParam(ownerId, 'ownerId'),
-      memberId: memberId === null ? null : parseMsisdnParam(memberId, 'memberId'),
+      ownerId: ownerId === null ? null : requireMsisdn(ownerId, 'ownerId'),
+      memberId: memberId === null ? null : requireMsisdn(memberId, 'memberId'),
       page,
     };
   },

@@ -62,7 +62,7 @@ export async function genericAnswer(
   let status: number;
   let body: Record<string, unknown>;
   if (result.errors?.length) {
-    const failure = toFailure(result.errors[0], logger);
+    const failure = toFailure(result.errors[0], logger, row.style);
     status = failure.status;
     body = failureBody(row.style, failure);
   } else {

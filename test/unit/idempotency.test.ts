@@ -1,3 +1,5 @@
+import { BadUserInputError } from '../../src/errors';
+import { statusOf } from '../../src/rest/failure';
 import { gatewaySchema } from '../../src/graphql/schema';
 import { parseIdempotencyKeyHeader, requireIdempotencyKey } from '../../src/lib/idempotency-key';
 import { canonicalJson, fingerprint } from '../../src/modules/idempotency/idempotency.service';
@@ -31,14 +33,20 @@ describe('Idempotency-Key values (IETF draft-ietf-httpapi-idempotency-key-header
     expect(parseIdempotencyKeyHeader(header)).toBeNull();
   });
 
-  it('an argument that is not a key is a 412 naming the argument', () => {
+  it('an argument that is not a key is a BAD_USER_INPUT naming the argument (412 on an SQS path)', () => {
     expect(requireIdempotencyKey('k-1', 'idempotencyKey')).toBe('k-1');
-    expect(() => requireIdempotencyKey('', 'idempotencyKey')).toThrow(
-      expect.objectContaining({
-        httpStatus: 412,
-        fields: [{ field: 'idempotencyKey', description: 'must be 1-255 visible ASCII characters' }],
-      }),
-    );
+    let err: unknown;
+    try {
+      requireIdempotencyKey('', 'idempotencyKey');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BadUserInputError);
+    expect(err).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      fields: [{ field: 'idempotencyKey', description: 'must be 1-255 visible ASCII characters' }],
+    });
+    expect(statusOf(err as BadUserInputError, 'sqs')).toBe(412);
   });
 });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { GraphQLInputObjectType, coerceInputValue } from 'graphql';
 import { BadUserInputError } from '../../src/errors';
+import { statusOf } from '../../src/rest/failure';
 import { gatewaySchema } from '../../src/graphql/schema';
 import {
   parseDonationRequest,
@@ -9,13 +10,13 @@ import {
 } from '../../src/modules/sharing/sharing-request';
 import { donationInputOf, donationVariablesOf, groupInputOf, memberInputOf } from '../../src/rest/sqs-input';
 
-/** What a parse step answers: its value, or the error's status, message and fields. */
+/** What a parse step answers: its value, or the error's status on an SQS path, message and fields. */
 function outcome(fn: () => unknown): unknown {
   try {
     return { ok: fn() };
   } catch (err) {
     if (!(err instanceof BadUserInputError)) throw err;
-    return { status: err.httpStatus, message: err.message, fields: err.fields };
+    return { status: statusOf(err, 'sqs'), message: err.message, fields: err.fields };
   }
 }
 

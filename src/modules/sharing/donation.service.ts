@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { requireMsisdn } from '../../lib/msisdn';
 import type { KeysetPage } from '../../db/keyset';
 import { lockingTransaction } from '../../db/knex';
 import { DomainError } from '../../errors';
@@ -26,13 +27,7 @@ import {
 import { GroupService } from './group.service';
 import { SharingLanes } from './lanes';
 import { PlanService } from './plan.service';
-import {
-  DonationRequest,
-  RecipientQuota,
-  SHARE_QUOTA_MAX,
-  parseDonationRequest,
-  parseMsisdnParam,
-} from './sharing-request';
+import { DonationRequest, RecipientQuota, SHARE_QUOTA_MAX, parseDonationRequest } from './sharing-request';
 import { sqsError } from './sharing-errors';
 import { AllowanceRow, DonationRow, RecurringRow, ShareQuotaType, SubscriberPlanRow } from './sharing.rows';
 
@@ -364,7 +359,7 @@ export class DonationService {
    * @throws BadUserInputError 412 on `donorId` when it is not an MSISDN.
    */
   donations(caller: DonationCaller, donorId: string, page: KeysetPage<DonationKey>): Promise<DonationRow[]> {
-    return donationsPage(this.db, caller.tenantId, parseMsisdnParam(donorId, 'donorId'), page);
+    return donationsPage(this.db, caller.tenantId, requireMsisdn(donorId, 'donorId'), page);
   }
 
   /**
@@ -373,7 +368,7 @@ export class DonationService {
    * @throws BadUserInputError 412 on `msisdn` when it is not an MSISDN.
    */
   allowances(caller: DonationCaller, msisdn: string, page: KeysetPage<number>): Promise<AllowanceRow[]> {
-    return allowancesPage(this.db, caller.tenantId, parseMsisdnParam(msisdn, 'msisdn'), page);
+    return allowancesPage(this.db, caller.tenantId, requireMsisdn(msisdn, 'msisdn'), page);
   }
 
   /** An allowance by its row id in the caller's tenant, or undefined. */

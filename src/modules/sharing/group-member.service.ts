@@ -2,7 +2,7 @@ import { Knex } from 'knex';
 import { lockingTransaction } from '../../db/knex';
 import { ConflictError, NotFoundError, UnprocessableError, invalidField } from '../../errors';
 import { Clock } from '../../lib/clock';
-import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
+import { MSISDN_RULE, normalizeMsisdn, requireMsisdn } from '../../lib/msisdn';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { GroupTx } from '../cdrs/cdr.layouts';
 import { EventType } from '../events/event-types';
@@ -21,13 +21,7 @@ import {
   updateMemberQuota,
 } from './group.store';
 import { SharingLanes } from './lanes';
-import {
-  SHARE_QUOTA_MAX,
-  parseGroupUpdate,
-  parseMemberRequest,
-  parseMsisdnParam,
-  quotaProblem,
-} from './sharing-request';
+import { SHARE_QUOTA_MAX, parseGroupUpdate, parseMemberRequest, quotaProblem } from './sharing-request';
 import { GroupRow, MemberRow } from './sharing.rows';
 
 /** The caller's tenant and API client username (`actor`, named by the CDRs; absent: `sqs`). */
@@ -124,7 +118,7 @@ export class GroupMemberService {
   ): Promise<MemberRow> {
     const member = parseMemberRequest(input, undefined);
     if (opts.pathMemberId !== undefined) {
-      const path = parseMsisdnParam(opts.pathMemberId, 'memberId');
+      const path = requireMsisdn(opts.pathMemberId, 'memberId');
       if (normalizeMsisdn(member.memberId) !== path)
         throw invalidField('memberId', 'must be the memberId of the path');
     }
@@ -170,7 +164,7 @@ export class GroupMemberService {
     idempotencyKey?: string | null,
   ): Promise<MemberRow[]> {
     checkBulkSize(memberIds);
-    const msisdns = memberIds.map((m, i) => parseMsisdnParam(m, `members[${i}]`));
+    const msisdns = memberIds.map((m, i) => requireMsisdn(m, `members[${i}]`));
     return this.write(
       caller,
       groupId,

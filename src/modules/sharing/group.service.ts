@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { requireMsisdn } from '../../lib/msisdn';
 import type { KeysetPage } from '../../db/keyset';
 import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, retryingTransaction } from '../../db/knex';
@@ -23,7 +24,7 @@ import {
   membersOf,
 } from './group.store';
 import { listRecurring } from './recurring-donation.store';
-import { parseGroupRequest, parseMsisdnParam } from './sharing-request';
+import { parseGroupRequest } from './sharing-request';
 import { sqsError } from './sharing-errors';
 import { GroupRow, MemberRow } from './sharing.rows';
 
@@ -203,7 +204,7 @@ export class GroupService {
    * @returns the member removed.
    */
   async removeMember(caller: GroupCaller, groupId: string, memberId: string): Promise<MemberRow> {
-    const m = parseMsisdnParam(memberId, 'memberId');
+    const m = requireMsisdn(memberId, 'memberId');
     return retryingTransaction(this.db, async (trx) => {
       const group = await findGroup(trx, caller.tenantId, groupId, true);
       if (!group) throw sqsError.groupNotFound(groupId);
@@ -233,7 +234,7 @@ function groupFilter(by: { ownerId: string | null; memberId: string | null }): {
   if (by.ownerId === null && by.memberId === null)
     throw sqsError.invalid('ownerId', 'give ownerId or memberId');
   return {
-    ownerMsisdn: by.ownerId === null ? undefined : parseMsisdnParam(by.ownerId, 'ownerId'),
-    memberMsisdn: by.memberId === null ? undefined : parseMsisdnParam(by.memberId, 'memberId'),
+    ownerMsisdn: by.ownerId === null ? undefined : requireMsisdn(by.ownerId, 'ownerId'),
+    memberMsisdn: by.memberId === null ? undefined : requireMsisdn(by.memberId, 'memberId'),
   };
 }

@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { requireMsisdn } from '../../lib/msisdn';
 import type { KeysetPage } from '../../db/keyset';
 import { InTransaction, retryingTransaction } from '../../db/knex';
 import { ConflictError, DomainError, NotFoundError } from '../../errors';
@@ -22,7 +23,7 @@ import {
   validatePlanDefinition,
   validateSubscriberPlan,
 } from './plan.validation';
-import { parseMsisdnParam } from './sharing-request';
+
 import { PlanDefinitionRow, SubscriberPlanRow } from './sharing.rows';
 
 /** The caller's tenant. */
@@ -89,7 +90,7 @@ export class PlanService {
 
   /** A subscriber's plans (MSISDN with or without `+`; malformed gives 412 on `msisdn`). */
   subscriberPlans(caller: PlanCaller, msisdn: string): Promise<SubscriberPlanRow[]> {
-    return listSubscriberPlans(this.db, caller.tenantId, parseMsisdnParam(msisdn, 'msisdn'));
+    return listSubscriberPlans(this.db, caller.tenantId, requireMsisdn(msisdn, 'msisdn'));
   }
 
   /**

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { requireMsisdn } from '../../lib/msisdn';
 import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, lockingTransaction, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
@@ -26,7 +27,7 @@ import {
   recurringByPlanIds,
   recurringPage,
 } from './recurring-donation.store';
-import { parseDonationRequest, parseMsisdnParam } from './sharing-request';
+import { parseDonationRequest } from './sharing-request';
 import { sqsError } from './sharing-errors';
 import { RecurringRow } from './sharing.rows';
 
@@ -165,7 +166,7 @@ export class RecurringDonationService {
     if (by.donorId === null && by.groupId === null)
       throw sqsError.invalid('donorId', 'give donorId or groupId');
     return {
-      donorMsisdn: by.donorId === null ? undefined : parseMsisdnParam(by.donorId, 'donorId'),
+      donorMsisdn: by.donorId === null ? undefined : requireMsisdn(by.donorId, 'donorId'),
       groupId: by.groupId ?? undefined,
     };
   }

@@ -1,5 +1,5 @@
-import { BadUserInputError, FieldError } from '../../errors';
-import { MSISDN_RULE, normalizeMsisdn, requireMsisdn } from '../../lib/msisdn';
+import { BadUserInputError, FieldError, RequestShapeError } from '../../errors';
+import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { ShareQuotaType } from './sharing.rows';
 
 /**
@@ -158,10 +158,13 @@ export class Checker {
     return /^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : this.fail(key, 'must be an identifier this service issued');
   }
 
-  /** Throws 400 for type errors, else 412 for validation failures. */
+  /**
+   * Throws a RequestShapeError for type errors (REST 400), else a BadUserInputError for
+   * validation failures (REST 412 on the quota-sharing paths).
+   */
   done(what: string): void {
     if (this.typeErrors.length)
-      throw new BadUserInputError(
+      throw new RequestShapeError(
         `${what}: ${this.typeErrors[0].field} ${this.typeErrors[0].description}`,
         this.typeErrors,
       );
@@ -169,8 +172,6 @@ export class Checker {
       throw new BadUserInputError(
         `${what}: ${this.invalid[0].field} ${this.invalid[0].description}`,
         this.invalid,
-        {},
-        412,
       );
   }
 }
@@ -280,12 +281,4 @@ export function parseMemberRequest(body: unknown, type: ShareQuotaType | undefin
   const quota = c.quota(obj, 'quota', type);
   c.done('invalid member');
   return { memberId: memberId!, quota: quota! };
-}
-
-/**
- * Reads an MSISDN given in a path or query (`memberId`, `ownerId`).
- * @throws BadUserInputError 412 naming `field` when it is not an MSISDN.
- */
-export function parseMsisdnParam(value: string, field: string): string {
-  return requireMsisdn(value, field, 412);
 }
