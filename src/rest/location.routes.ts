@@ -1,5 +1,5 @@
 import { Permission } from '../auth/permissions';
-import { ForbiddenError } from '../errors';
+import { assertPermissions } from '../graphql/auth-checker';
 import { callerOf } from '../graphql/context';
 import { locationListStream, writable } from './location-list';
 import { RestRoute, RouteDoc, defineRoute, optionalQueryString } from './route';
@@ -201,8 +201,7 @@ const directList: RestRoute<{ locationList: LocationData[] }>['direct'] = async 
   format,
 ) => {
   const { tenantId } = callerOf(gctx);
-  if (!gctx.client?.permissions.has(Permission.PCRF_LOCATION_READ_PERMISSION))
-    throw new ForbiddenError(`client lacks permission ${Permission.PCRF_LOCATION_READ_PERMISSION}`);
+  assertPermissions(gctx, [Permission.PCRF_LOCATION_READ_PERMISSION]);
   const name = typeof variables.name === 'string' ? variables.name : null;
   const data = await gctx.services.locations.listWithRates(tenantId, name);
   if (!writable(data)) return undefined;

@@ -168,8 +168,7 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
   if (needed) {
     if (!headerList(ctx.get('permissions')).includes(needed))
       throw new ForbiddenError(`permissions header must name ${needed}`);
-    if (!gctx.auth.client.permissions.has(needed))
-      throw new ForbiddenError(`client lacks permission ${needed}`);
+    assertPermissions(gctx, [needed]);
   }
 }
 
