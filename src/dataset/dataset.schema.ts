@@ -1,3 +1,4 @@
+import { MONEY_PATTERN, SIGNED_MONEY_PATTERN } from '../lib/money';
 import { Permission } from '../auth/permissions';
 
 /** Dataset sections this version imports (CONTRACT §9). */
@@ -64,7 +65,7 @@ export const DATASET_SCHEMA = {
           msisdn: { type: 'string', pattern: '^\\+?[0-9]{5,15}$' },
           status: { enum: ['active', 'inactive', 'suspended'] },
           paymentType: { enum: ['prepaid', 'postpaid'] },
-          balance: { type: 'string', pattern: '^-?[0-9]{1,16}(\\.[0-9]{1,6})?$' },
+          balance: { type: 'string', pattern: SIGNED_MONEY_PATTERN },
           currency: { type: 'string', pattern: '^[A-Z]{3}$' },
         },
       },
@@ -83,8 +84,8 @@ export const DATASET_SCHEMA = {
           originId: { type: 'string', pattern: '^[^\\s]{1,64}$' },
           bundleId: { type: 'string', pattern: '^[^\\s]{1,64}$' },
           kind: { enum: ['content', 'transport'] },
-          retailPrice: { type: 'string', pattern: '^[0-9]{1,16}(\\.[0-9]{1,6})?$' },
-          tax: { type: 'string', pattern: '^[0-9]{1,16}(\\.[0-9]{1,6})?$' },
+          retailPrice: { type: 'string', pattern: MONEY_PATTERN },
+          tax: { type: 'string', pattern: MONEY_PATTERN },
         },
       },
     },

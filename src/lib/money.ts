@@ -6,6 +6,16 @@
  * Range: |amount| ≤ 9,007,199,254.740991 so that every stored value is also a safe integer in
  * the database drivers (better-sqlite3 and mysql2 hand back safe integers exactly).
  */
+/**
+ * The money rule as a JSON Schema / OpenAPI `pattern` (CONTRACT §1 "Money"): a non-negative
+ * decimal string, at most 16 integer and 6 fractional digits. {@link Money.parse} reads the same
+ * strings (and, where allowed, a leading `-`: {@link SIGNED_MONEY_PATTERN}).
+ */
+export const MONEY_PATTERN = '^[0-9]{1,16}(\\.[0-9]{1,6})?$';
+/** {@link MONEY_PATTERN} with an optional leading `-` (balances, adjustments). */
+export const SIGNED_MONEY_PATTERN = '^-?[0-9]{1,16}(\\.[0-9]{1,6})?$';
+const SIGNED_MONEY = new RegExp(SIGNED_MONEY_PATTERN);
+
 export class Money {
   /** Largest representable magnitude in micro-units (Number.MAX_SAFE_INTEGER). */
   static readonly MAX_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
@@ -19,10 +29,12 @@ export class Money {
    * @throws MoneyFormatError when the string is not such a decimal or is out of range.
    */
   static parse(text: string, opts: { allowNegative?: boolean } = {}): Money {
-    const m = /^(-)?(\d{1,16})(?:\.(\d{1,6}))?$/.exec(text);
-    if (!m || (m[1] && !opts.allowNegative)) throw new MoneyFormatError(text);
-    const micros = BigInt(m[2]) * 1_000_000n + BigInt((m[3] ?? '').padEnd(6, '0'));
-    return Money.fromMicros(m[1] ? -micros : micros);
+    if (!SIGNED_MONEY.test(text)) throw new MoneyFormatError(text);
+    const negative = text.startsWith('-');
+    if (negative && !opts.allowNegative) throw new MoneyFormatError(text);
+    const [units, fraction = ''] = (negative ? text.slice(1) : text).split('.');
+    const micros = BigInt(units) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+    return Money.fromMicros(negative ? -micros : micros);
   }
 
   /** True when `text` parses as a non-negative amount. */

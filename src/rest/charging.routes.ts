@@ -1,3 +1,4 @@
+import { MONEY_PATTERN } from '../lib/money';
 import { ReturnCode } from '../modules/charging/return-codes';
 import { ratingInputOf } from './rating-input';
 import { RestRoute, defineRoute } from './route';
@@ -5,7 +6,7 @@ import { MSISDN_IN, named, object, text } from './schemas';
 
 const price = (description: string) =>
   text(`${description}: non-negative decimal string, at most 6 fractional digits`, {
-    pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
+    pattern: MONEY_PATTERN,
   });
 const lookupKey = (description: string) => text(`${description}, 1-64 characters`, { maxLength: 64 });
 
