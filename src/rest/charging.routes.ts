@@ -12,7 +12,10 @@ const price = (description: string) =>
   });
 const lookupKey = (description: string) => text(`${description}, 1-64 characters`, { maxLength: 64 });
 
-/** The rating/refund request body (spec 2.4); src/modules/charging/rating-request.ts reads it. */
+/**
+ * The rating/refund request body (spec 2.4): src/rest/rating-input.ts reads it (missing fields and
+ * wrong JSON types), src/modules/charging/rating-request.ts judges the typed request.
+ */
 const RATING_REQUEST = named('RatingRequest', {
   ...object({
     msisdn: MSISDN_IN,

@@ -11,7 +11,10 @@ import { genericAnswer } from '../helpers/rest-generic';
  * coercion (BAD_USER_INPUT, nothing charged, no CDR, no rating counted); the REST rows read the
  * legacy body at the edge and answer what cannot become the typed request with the legacy
  * return code (HTTP 200), recorded by the service as before: a charging CDR with the body's keys
- * and `rating_requests_total`. The REST assertions hold on the code before issue 29 too.
+ * and `rating_requests_total`. The REST assertions hold on the code before this change too, but
+ * for three CDRs that recorded a stand-in value there ('?' for a msisdn of another JSON type,
+ * '\u0000' for such a serviceId, originId or bundleId, no keys at all for a preRating that is not an object): they now
+ * record the body's own strings, as the service's legacy parser did before issue 11.
  */
 describe('rating inputs: typed in the graph, legacy codes at the REST edge', () => {
   let app: TestApp;

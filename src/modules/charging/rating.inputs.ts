@@ -25,9 +25,13 @@ const AMOUNT = (code: number) =>
   description: 'The five catalogue lookup keys; the most specific entry wins.',
 })
 export class RatingLookupInputType implements RatingLookupInput {
-  @Field(() => String, { description: `Provider id, not empty (else returnCode 2001). ${LOOKUP_KEY}` })
+  @Field(() => String, {
+    description: `Provider id, 1-64 characters without control characters (else returnCode 2001).`,
+  })
   providerId!: string;
-  @Field(() => String, { description: `Application id, not empty (else returnCode 2001). ${LOOKUP_KEY}` })
+  @Field(() => String, {
+    description: `Application id, 1-64 characters without control characters (else returnCode 2001).`,
+  })
   applicationId!: string;
   @Field(() => String, { nullable: true, description: `Service id; absent for any. ${LOOKUP_KEY}` })
   serviceId?: string | null;
