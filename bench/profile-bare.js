@@ -27,7 +27,7 @@ const readJson = async (ctx) => {
 // MODE=rating: POST processRating through the charging service (the same transaction as the REST row).
 if (process.env.MODE === 'rating') {
   const { ChargingService } = require(path.join(dist, 'modules/charging/charging.service'));
-  const { ratingInputOf } = require(path.join(dist, 'rest/rating-input'));
+  const { readRatingBody } = require(path.join(dist, 'rest/rating-input'));
   const { systemClock } = require(path.join(dist, 'lib/clock'));
   const { createLogger } = require(path.join(dist, 'logger'));
   const charging = new ChargingService(db, systemClock, 2000, createLogger('silent'));
@@ -38,10 +38,12 @@ if (process.env.MODE === 'rating') {
         ctx.status = 401;
         return;
       }
-      const out = await charging.processRating(
-        { tenantId: a.client.tenantId },
-        ratingInputOf(await readJson(ctx)),
-      );
+      // As the REST row: the edge reads the body into the typed request or a refusal.
+      const caller = { tenantId: a.client.tenantId };
+      const reading = readRatingBody(await readJson(ctx));
+      const out = reading.ok
+        ? await charging.processRating(caller, reading.input)
+        : await charging.recordTransportRefusal(caller, 'rating', reading.refusal);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({ returnCode: out.returnCode });
     }),

@@ -219,7 +219,7 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
 
 /**
  * Counts the business outcomes of `services` as they are decided, by wrapping the deciding
- * methods of these instances: ratings and refunds (returnCode), tokens issued, introspections
+ * methods of these instances: ratings and refunds (returnCode; those refused at the transport too), tokens issued, introspections
  * (active), donations (each recipient's errorCode; a refusal thrown with an errorCode counts
  * once). A donation answered again for a repeated Idempotency-Key counts again.
  */
@@ -243,6 +243,13 @@ export function instrumentServices(services: Services, m: GatewayMetrics): void 
   charging.processRefund = async (...args) => {
     const out = await refund(...args);
     m.ratings.inc({ operation: 'refund', returnCode: out.returnCode });
+    return out;
+  };
+  // A request refused at the transport (REST edge) is a rating or refund outcome too.
+  const refuse = charging.recordTransportRefusal.bind(charging);
+  charging.recordTransportRefusal = async (...args) => {
+    const out = await refuse(...args);
+    m.ratings.inc({ operation: args[1], returnCode: out.returnCode });
     return out;
   };
   const issue = tokens.issue.bind(tokens);

@@ -1,7 +1,10 @@
 import { MONEY_PATTERN } from '../lib/money';
+import { Permission } from '../auth/permissions';
+import { ratingField, transportRefusalField } from '../modules/charging/charging.resolver';
+import { RatingRequestInput, TransportRefusal } from '../modules/charging/rating-request';
 import { ReturnCode } from '../modules/charging/return-codes';
-import { ratingInputOf } from './rating-input';
-import { RestRoute, defineRoute } from './route';
+import { readRatingBody } from './rating-input';
+import { RestRoute, defineRoute, edgeOutcome, edgeOutcomeOf } from './route';
 import { MSISDN_IN, named, object, text } from './schemas';
 
 const price = (description: string) =>
@@ -10,7 +13,10 @@ const price = (description: string) =>
   });
 const lookupKey = (description: string) => text(`${description}, 1-64 characters`, { maxLength: 64 });
 
-/** The rating/refund request body (spec 2.4); src/modules/charging/rating-request.ts reads it. */
+/**
+ * The rating/refund request body (spec 2.4): src/rest/rating-input.ts reads it (missing fields and
+ * wrong JSON types), src/modules/charging/rating-request.ts judges the typed request.
+ */
 const RATING_REQUEST = named('RatingRequest', {
   ...object({
     msisdn: MSISDN_IN,
@@ -112,8 +118,25 @@ const row = (path: string, field: 'processRating' | 'processRefund') =>
     style: 'plain',
     tenantHeader: 'required',
     document: `mutation Charging($input: RatingRequestInput!) { ${field}(input: $input) { returnCode } }`,
-    // A wrongly typed field gets its field's return code (CONTRACT §4): ratingInputOf explains how.
-    variables: ({ body }) => ({ input: ratingInputOf(body) }),
+    // A body that cannot be the typed request (a required field missing or null, a field of the
+    // wrong JSON type, a malformed MSISDN) is refused here with its field's return code (CONTRACT
+    // §4; readRatingBody explains the order), after the grant check the operation would make.
+    variables: (input) => {
+      input.requireGrant(field === 'processRating' ? Permission.CRS_RATING : Permission.CRS_REFUND);
+      const reading = readRatingBody(input.body);
+      return reading.ok ? { input: reading.input } : edgeOutcome(reading.refusal);
+    },
+    // Without GraphQL execution, through the functions the resolvers call: a typed request runs the
+    // operation (ratingField); a refusal is recorded by the service as the operation's outcome
+    // (charging CDR, rating_requests_total) and answered with its returnCode, HTTP 200.
+    resolve: (gctx, variables) => {
+      const refusal = edgeOutcomeOf<TransportRefusal>(variables);
+      return (
+        refusal
+          ? transportRefusalField(gctx, field, refusal)
+          : ratingField(gctx, field, variables.input as RatingRequestInput)
+      ).then((payload) => ({ [field]: payload }));
+    },
     result: (data) => ({ status: 200, body: { returnCode: data[field].returnCode } }),
     // CONTRACT §4/§8: every rating outcome is HTTP 200, also when the database fails before the
     // service could decide (e.g. while authenticating): 2002 unreachable, 2003 timed out, 5001 deadline.

@@ -110,7 +110,15 @@ export interface RestRoute<TData = unknown> {
   parameterNames?: Readonly<Record<string, string>>;
   /** The GraphQL document, one operation. */
   document: string;
-  /** Request → variables. @throws RequestShapeError for a field of the wrong JSON type (BadUserInputError for a legacy value check made at the edge). */
+  /**
+   * Request → variables. A row with `resolve` may instead return {@link edgeOutcome}: an answer
+   * decided at the edge for a request that cannot become the operation's typed variables but is
+   * still a domain outcome (a rating refused at the transport, CONTRACT §4, which the domain
+   * records and answers with HTTP 200); the operation does not run, `resolve` answers it through
+   * the domain (see {@link edgeOutcomeOf}).
+   * @throws RequestShapeError for a field of the wrong JSON type, BadUserInputError for a legacy
+   *   value check made at the edge (rows whose legacy answer is an error).
+   */
   variables(input: RestInput): Record<string, unknown>;
   /** Operation data → status and legacy body. */
   result(data: TData, input: RestInput): RestOutput;
@@ -119,7 +127,9 @@ export interface RestRoute<TData = unknown> {
    * whose one field is one service call: it calls the function the field's resolver calls
    * (permission check included), so `result` renders the same status and bytes; a test per row
    * compares the two paths. Throws what the resolver throws (the row's usual error outcomes).
-   * Its data is checked against `TData` where the row is declared ({@link defineRoute}).
+   * Its data is checked against `TData` where the row is declared ({@link defineRoute}). It is
+   * also what answers the row's {@link edgeOutcome}s (there is no GraphQL path for them): it
+   * calls the domain function that records such an outcome and renders it as the operation's data.
    */
   resolve?(gctx: GatewayContext, variables: Record<string, unknown>): Promise<unknown>;
   /**
@@ -141,6 +151,22 @@ export interface RestRoute<TData = unknown> {
    * rating rows answer HTTP 200 with a returnCode instead (CONTRACT §4).
    */
   unavailable?(reason: ServiceUnavailableError['reason']): RestOutput;
+}
+
+/** The key of {@link edgeOutcome}'s variables: `@` cannot begin a GraphQL variable name. */
+const EDGE_OUTCOME = '@edgeOutcome';
+
+/**
+ * What a row's {@link RestRoute.variables} returns for an outcome decided at the edge (a row with
+ * `resolve` only): `outcome` is whatever that row's `resolve` reads back with {@link edgeOutcomeOf}.
+ */
+export function edgeOutcome(outcome: unknown): Record<string, unknown> {
+  return { [EDGE_OUTCOME]: outcome };
+}
+
+/** The outcome {@link edgeOutcome} put in a row's variables, or undefined for the operation's variables. */
+export function edgeOutcomeOf<T>(variables: Record<string, unknown>): T | undefined {
+  return variables[EDGE_OUTCOME] as T | undefined;
 }
 
 /** Declares a row with its data type checked (`result`'s input, and `resolve`'s output). */

@@ -4,7 +4,7 @@ import { GatewayContext } from '../../src/graphql/context';
 import { gatewaySchema } from '../../src/graphql/schema';
 import { createLogger } from '../../src/logger';
 import { failureBody, toFailure } from '../../src/rest/failure';
-import { RestInput, RestRoute } from '../../src/rest/route';
+import { RestInput, RestRoute, edgeOutcomeOf } from '../../src/rest/route';
 import { toXml } from '../../src/rest/xml';
 import { TestApp } from './app';
 
@@ -15,7 +15,8 @@ const schema = gatewaySchema();
  * What a REST row answers on the generic path (issue 16 "Speed"), for comparing a row's faster
  * path (`direct` or `resolve`) with it: the row's GraphQL operation executed against the schema
  * with the caller's context, then the row's `result` (or the failure's legacy body), then
- * `JSON.stringify` or `toXml`. `authorization` is the Basic header of the caller.
+ * `JSON.stringify` or `toXml`. An outcome the row's `variables` decided at the edge (`edgeOutcome`)
+ * has no generic path: the row's `resolve` answers it here too. `authorization` is the Basic header of the caller.
  */
 export async function genericAnswer(
   target: TestApp,
@@ -51,14 +52,21 @@ export async function genericAnswer(
   } catch (err) {
     refused = err;
   }
-  const result = variables
-    ? await execute({
-        schema: await schema,
-        document: parse(row.document),
-        contextValue: gctx,
-        variableValues: variables,
-      })
-    : { errors: [refused], data: undefined };
+  // An outcome decided at the edge has no GraphQL path: the row's `resolve` answers it on both.
+  const atEdge = variables !== undefined && edgeOutcomeOf(variables) !== undefined;
+  const result = !variables
+    ? { errors: [refused], data: undefined }
+    : atEdge
+      ? await row.resolve!(gctx, variables).then(
+          (data) => ({ data, errors: undefined }),
+          (err: unknown) => ({ errors: [err], data: undefined }),
+        )
+      : await execute({
+          schema: await schema,
+          document: parse(row.document),
+          contextValue: gctx,
+          variableValues: variables,
+        });
   let status: number;
   let body: Record<string, unknown>;
   if (result.errors?.length) {

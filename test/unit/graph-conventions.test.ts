@@ -24,26 +24,6 @@ import { registeredNodeTypes } from '../../src/graphql/node';
 import { gatewaySchema } from '../../src/graphql/schema';
 
 /**
- * Today's violations of the graph's conventions (issue 29 "Done when" 1), exactly as
- * {@link conventionViolations} names them. The modules are being converted in parallel, so the
- * walk below fails on this branch today; this list keeps the suite green meanwhile and can only
- * shrink: the test fails on a violation missing here AND on an entry here that no longer occurs.
- * TODO(lead): empty this list once the module branches are merged (a non-entity that remains on
- * it belongs in VALUE_TYPES, a bounded child list in BOUNDED_LISTS, each with its reason).
- */
-const KNOWN_VIOLATIONS: readonly string[] = [
-  'nullable-required-input: PreRatingInput.totalPrice',
-  'nullable-required-input: RatingLookupInput.applicationId',
-  'nullable-required-input: RatingLookupInput.providerId',
-  'nullable-required-input: RatingParamsInput.contentId',
-  'nullable-required-input: RatingParamsInput.lookup',
-  'nullable-required-input: RatingParamsInput.msisdn',
-  'nullable-required-input: RatingParamsInput.operationId',
-  'nullable-required-input: RatingRequestInput.msisdn',
-  'nullable-required-input: RatingRequestInput.ratingParams',
-];
-
-/**
  * Object types that are values, not entities: parts of another answer, with no identity of their
  * own to refetch or normalise (exempt from the Node rule; lists of them need no connection).
  * Besides these: the root types, `PageInfo`, `*Connection`, `*Edge`, `*Payload` and every
@@ -141,7 +121,7 @@ const REQUIRED_ARGS: ReadonlySet<string> = new Set([
   'Query.donations(donorId:)',
 ]);
 
-/** One breach of a convention: `key` is what KNOWN_VIOLATIONS lists, `detail` says what to change. */
+/** One breach of a convention: `key` names it, `detail` says what to change. */
 export interface Violation {
   key: string;
   detail: string;
@@ -381,28 +361,11 @@ describe('graph conventions (issue 29): a walk over the built schema', () => {
     violations = conventionViolations(await gatewaySchema(), { registeredNodes: registeredNodeTypes() });
   });
 
-  it('finds no violation beyond KNOWN_VIOLATIONS', () => {
-    const known = new Set(KNOWN_VIOLATIONS);
-    const unexpected = violations.filter((v) => !known.has(v.key));
-    if (unexpected.length)
+  it('finds no violation (docs/graphql.md)', () => {
+    if (violations.length)
       throw new Error(
-        `${unexpected.length} violation(s) of the graph conventions (docs/graphql.md):\n${listing(unexpected)}`,
+        `${violations.length} violation(s) of the graph conventions (docs/graphql.md):\n${listing(violations)}`,
       );
-  });
-
-  it('has no entry in KNOWN_VIOLATIONS that no longer occurs (the list only shrinks)', () => {
-    const found = new Set(violations.map((v) => v.key));
-    const fixed = KNOWN_VIOLATIONS.filter((k) => !found.has(k));
-    if (fixed.length)
-      throw new Error(
-        [
-          `${fixed.length} fixed: remove from KNOWN_VIOLATIONS in test/unit/graph-conventions.test.ts:`,
-          ...fixed.map((k) => `  - ${k}`),
-          'What remains of the list:',
-          ...KNOWN_VIOLATIONS.filter((k) => found.has(k)).map((k) => `  '${k}',`),
-        ].join('\n'),
-      );
-    expect(new Set(KNOWN_VIOLATIONS).size).toBe(KNOWN_VIOLATIONS.length);
   });
 
   it('keeps its allowlists honest: each entry is still needed (without it the walk finds more)', async () => {

@@ -1,12 +1,15 @@
 import fc from 'fast-check';
-import { parseRatingRequest } from '../../src/modules/charging/rating-request';
-import { ratingInputOf } from '../../src/rest/rating-input';
+import { factsOf, parseRatingRequest } from '../../src/modules/charging/rating-request';
+import { parseRatingBody, readRatingBody } from '../../src/rest/rating-input';
 import { ratingBody } from '../helpers/charging';
+import { legacyParseRatingRequest, legacyRawKeysOf } from '../helpers/legacy-rating';
 
 /**
- * A legacy rating body mapped onto `RatingRequestInput` must get the return code (or the parsed
- * request) the legacy parser gave the raw body (issue 11 Part 1, CONTRACT §4): every wrongly
- * typed field, alone or with others, in every position.
+ * A legacy rating body read at the REST edge (the typed request, or the edge's refusal) and then
+ * judged by the service's rules must get the return code (or the parsed request) the legacy
+ * parser gave the raw body (issue 11 Part 1, issue 29 item 5, CONTRACT §4): every missing, null
+ * or wrongly typed field, alone or with others, in every position; and a refused body's charging
+ * CDR keys must be those the legacy service recorded.
  */
 const leaf = fc.oneof(
   fc.constantFrom(
@@ -91,12 +94,12 @@ const mutated = fc
   });
 const random = fc.record({ msisdn: leaf, ratingParams: maybe(params) }, { requiredKeys: [] });
 
-describe('rating bodies mapped onto RatingRequestInput keep their return codes', () => {
+describe('rating bodies read at the REST edge keep their return codes', () => {
   it('the typed input answers as the raw body did', () => {
     fc.assert(
       fc.property(fc.oneof(mutated, random), (body) => {
-        const legacy = parseRatingRequest(body);
-        const typed = parseRatingRequest(ratingInputOf(body));
+        const legacy = legacyParseRatingRequest(body);
+        const typed = parseRatingBody(body);
         expect(typed.ok ? typed : { ok: false, returnCode: typed.returnCode }).toEqual(
           legacy.ok ? legacy : { ok: false, returnCode: legacy.returnCode },
         );
@@ -107,12 +110,32 @@ describe('rating bodies mapped onto RatingRequestInput keep their return codes',
 
   it('a preRating that is not an object: 2001 unless an earlier rule fails first', () => {
     const code = (b: Record<string, unknown>) => {
-      const r = parseRatingRequest(ratingInputOf(b));
+      const r = parseRatingBody(b);
       return r.ok ? 0 : r.returnCode;
     };
     expect(code(ratingBody({ preRating: 'cheap' }))).toBe(2001);
     expect(code(ratingBody({ preRating: 'cheap', contentId: 5 }))).toBe(2101);
     expect(code(ratingBody({ preRating: 'cheap', contentDescription: 'x'.repeat(256) }))).toBe(2102);
     expect(code(ratingBody({ preRating: 'cheap' }, { msisdn: 'abc' }))).toBe(2000);
+  });
+
+  it("a refused body's CDR keys are the legacy ones; a typed request is the body's strings", () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated, random), (body) => {
+        const reading = readRatingBody(body);
+        if (!reading.ok) {
+          expect(reading.refusal.facts).toEqual(legacyRawKeysOf(body));
+          return;
+        }
+        // No stand-in: every value of the typed request is the body's own.
+        expect(reading.input.msisdn).toBe(body.msisdn);
+        expect(reading.input.ratingParams.operationId).toBe(
+          (body.ratingParams as Record<string, unknown>).operationId,
+        );
+        if (!parseRatingRequest(reading.input).ok)
+          expect(factsOf(reading.input)).toEqual(legacyRawKeysOf(body));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

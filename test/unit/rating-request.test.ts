@@ -1,8 +1,16 @@
 import { Money } from '../../src/lib/money';
 import { bestMatch } from '../../src/modules/charging/charging.service';
 import { RatingRow } from '../../src/modules/charging/charging.store';
-import { fingerprint, parseRatingRequest } from '../../src/modules/charging/rating-request';
+import {
+  RatingParamsInput,
+  RatingRequestInput,
+  fingerprint,
+  parseRatingRequest as parseTyped,
+  ruleBrokenBefore,
+} from '../../src/modules/charging/rating-request';
 import { returnCodeName } from '../../src/modules/charging/return-codes';
+// A legacy body as the REST edge reads it and the service's rules judge it (issue 29 item 5).
+import { parseRatingBody as parseRatingRequest } from '../../src/rest/rating-input';
 import { ratingBody } from '../helpers/charging';
 
 describe('parseRatingRequest (CONTRACT §4 validation order)', () => {
@@ -110,5 +118,46 @@ describe('bestMatch (most specific catalogue entry wins)', () => {
   it('keeps kinds apart', () => {
     expect(bestMatch(rows, lookup('S', 'O', 'B'), 'transport')?.id).toBe(5);
     expect(bestMatch([row('S', '*', '*', 9)], lookup('X', null, null), 'content')).toBeUndefined();
+  });
+});
+
+describe('the typed request: the service rules and ruleBrokenBefore (issue 29 item 5)', () => {
+  const typed = (patch: Partial<RatingParamsInput> = {}): RatingRequestInput => ({
+    msisdn: '+353871234567',
+    ratingParams: {
+      msisdn: '353871234567',
+      operationId: 'op-1',
+      contentId: 'content-1',
+      lookup: { providerId: '6010', applicationId: '50000029' },
+      ...patch,
+    },
+  });
+
+  it('judges what a typed value can still break, in the documented order', () => {
+    expect(parseTyped(typed())).toMatchObject({ ok: true, request: { msisdn: '353871234567' } });
+    expect(parseTyped(typed({ operationId: '' }))).toMatchObject({ returnCode: 2001 });
+    expect(parseTyped(typed({ contentId: 'c'.repeat(65) }))).toMatchObject({ returnCode: 2101 });
+    expect(parseTyped(typed({ contentId: 'c'.repeat(65), operationId: 'o'.repeat(129) }))).toMatchObject({
+      returnCode: 2001,
+    });
+    expect(parseTyped(typed({ contentDescription: 'd\u0001' }))).toMatchObject({ returnCode: 2102 });
+    expect(parseTyped(typed({ preRating: { totalPrice: '1.0000001' } }))).toMatchObject({ returnCode: 2103 });
+    expect(parseTyped(typed({ preRating: { totalPrice: '1', calculatedPromo: 'x' } }))).toMatchObject({
+      returnCode: 2106,
+    });
+    expect(parseTyped(typed({ preRating: { totalPrice: '1', retailPrice: '0.5' } }))).toMatchObject({
+      returnCode: 2108,
+    });
+    expect(parseTyped(typed({ msisdn: '353870000000' }))).toMatchObject({ returnCode: 2001 });
+  });
+
+  it('ruleBrokenBefore reads only the fields before the one named', () => {
+    const long = typed({ operationId: 'o'.repeat(129) });
+    // The fields from `contentId` on are absent: the rules stop there.
+    const prefix = { msisdn: long.msisdn, ratingParams: { ...long.ratingParams, contentId: undefined } };
+    expect(ruleBrokenBefore(prefix, 'contentId')).toMatchObject({ returnCode: 2001 });
+    expect(ruleBrokenBefore(prefix, 'operationId')).toBeNull();
+    expect(ruleBrokenBefore({}, 'msisdn')).toBeNull();
+    expect(ruleBrokenBefore({ msisdn: '353871234567' }, 'ratingParams')).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { DomainError } from '../../errors';
+import { assertPermissions } from '../../graphql/auth-checker';
 import { GatewayContext, callerOf } from '../../graphql/context';
 import { globalId, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
@@ -12,6 +13,7 @@ import { Subscriber } from '../subscribers/subscriber.store';
 import { PaymentTypeValue, SubscriberStatusValue } from '../subscribers/subscriber.types';
 import { ChargingCaller, RatingOutcome } from './charging.service';
 import { ChargeRow, RatingRow } from './charging.store';
+import { RatingRequestInput, TransportRefusal } from './rating-request';
 import { RatingRequestInputType } from './rating.inputs';
 import { ratingOutcomeOf, returnCodeName } from './return-codes';
 import {
@@ -110,10 +112,9 @@ registerNode('Rating', {
 function ratingPayload(
   ctx: GatewayContext,
   caller: ChargingCaller,
-  input: RatingRequestInputType,
+  msisdn: string | null,
   o: RatingOutcome,
 ): ProcessRatingPayload {
-  const msisdn = normalizeMsisdn(input.msisdn);
   return {
     outcome: ratingOutcomeOf(o.returnCode),
     returnCode: o.returnCode,
@@ -131,8 +132,58 @@ function ratingPayload(
   };
 }
 
+/** The two rating operations, by their field name. */
+export type RatingOperation = 'processRating' | 'processRefund';
+
+/** The grant each rating operation needs. */
+const RATING_GRANTS: Record<RatingOperation, Permission> = {
+  processRating: Permission.CRS_RATING,
+  processRefund: Permission.CRS_REFUND,
+};
+
+/**
+ * The `processRating` / `processRefund` field: checks the caller's grant (CRS_RATING /
+ * CRS_REFUND), runs the service and answers the payload. The resolvers and the REST rows'
+ * `resolve` (which answers without GraphQL execution) call it, so both give the same outcome.
+ * `input.msisdn` may carry its `+` (the REST edge passes it as given, so the CDR of a refused
+ * request records it as the legacy body had it).
+ * @throws ForbiddenError without the grant.
+ */
+export function ratingField(
+  ctx: GatewayContext,
+  field: RatingOperation,
+  input: RatingRequestInput,
+): Promise<ProcessRatingPayload> {
+  assertPermissions(ctx, [RATING_GRANTS[field]]);
+  const caller = callerOf(ctx);
+  const run =
+    field === 'processRating'
+      ? ctx.services.charging.processRating(caller, input)
+      : ctx.services.charging.processRefund(caller, input);
+  return run.then((o) => ratingPayload(ctx, caller, normalizeMsisdn(input.msisdn), o));
+}
+
+/**
+ * A rating or refund request refused at the transport (a legacy REST body that cannot be a
+ * typed request; the REST edge decided `refusal`, CONTRACT §4), recorded by the service as the
+ * operation's outcome (charging CDR, metrics) and answered as its payload. Checks the grant as
+ * {@link ratingField} does.
+ * @throws ForbiddenError without the grant.
+ */
+export function transportRefusalField(
+  ctx: GatewayContext,
+  field: RatingOperation,
+  refusal: TransportRefusal,
+): Promise<ProcessRatingPayload> {
+  assertPermissions(ctx, [RATING_GRANTS[field]]);
+  const caller = callerOf(ctx);
+  return ctx.services.charging
+    .recordTransportRefusal(caller, field === 'processRating' ? 'rating' : 'refund', refusal)
+    .then((o) => ratingPayload(ctx, caller, null, o));
+}
+
 const INPUT_DOC =
-  'The request (spec 2.4); amounts are decimal strings. A missing or invalid field is an outcome with its return code, as over REST.';
+  'The request (spec 2.4); amounts are decimal strings. A missing required field or a malformed MSISDN is BAD_USER_INPUT; a value the rules refuse is an outcome with its return code, as over REST.';
 
 /** The code of an upsertRating refusal by the input field it names. */
 const upsertRatingCode = (field: string[] | null): UpsertRatingErrorCode =>
@@ -152,7 +203,8 @@ function adjustBalanceCode(err: DomainError): AdjustBalanceErrorCode {
 /** Charging operations and reads (CONTRACT §4); the rules live in ChargingService. */
 @Resolver(() => SubscriberType)
 export class ChargingResolver {
-  @Authorized(Permission.CRS_RATING)
+  // No `@Authorized`: ratingField checks the grant itself (for the REST rows' `resolve`, which
+  // runs without GraphQL execution), so the check lives in one place.
   @Mutation(() => ProcessRatingPayload, {
     description:
       'Rates and charges a subscriber account exactly once per operationId; every business outcome is in the payload. Needs CRS_RATING.',
@@ -161,11 +213,9 @@ export class ChargingResolver {
     @Arg('input', () => RatingRequestInputType, { description: INPUT_DOC }) input: RatingRequestInputType,
     @Ctx() ctx: GatewayContext,
   ): Promise<ProcessRatingPayload> {
-    const caller = callerOf(ctx);
-    return ratingPayload(ctx, caller, input, await ctx.services.charging.processRating(caller, input));
+    return ratingField(ctx, 'processRating', input);
   }
 
-  @Authorized(Permission.CRS_REFUND)
   @Mutation(() => ProcessRefundPayload, {
     description:
       'Credits back the successful charge with the same operationId and msisdn, once; every business outcome is in the payload. Needs CRS_REFUND.',
@@ -174,8 +224,7 @@ export class ChargingResolver {
     @Arg('input', () => RatingRequestInputType, { description: INPUT_DOC }) input: RatingRequestInputType,
     @Ctx() ctx: GatewayContext,
   ): Promise<ProcessRefundPayload> {
-    const caller = callerOf(ctx);
-    return ratingPayload(ctx, caller, input, await ctx.services.charging.processRefund(caller, input));
+    return ratingField(ctx, 'processRefund', input);
   }
 
   @Authorized(Permission.CRS_RATING)

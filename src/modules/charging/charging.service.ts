@@ -43,6 +43,10 @@ import {
   ParsedRatingRequest,
   RatingLookup,
   RatingRequest,
+  RatingRequestFacts,
+  RatingRequestInput,
+  TransportRefusal,
+  factsOf,
   fingerprint,
   parseRatingRequest,
 } from './rating-request';
@@ -68,32 +72,6 @@ export interface ChargingCaller {
 /** Whether the running operation's charging CDR was written in its transaction (see ChargingService.withCdr). */
 interface CdrState {
   written: boolean;
-}
-
-/** A string field of a raw body, cut to `max` characters; null when absent or not a string. */
-function rawString(o: unknown, key: string, max: number): string | null {
-  if (typeof o !== 'object' || o === null) return null;
-  const v = (o as Record<string, unknown>)[key];
-  return typeof v === 'string' ? v.slice(0, max) : null;
-}
-
-/** The charging CDR keys of a request body that failed validation: whatever of them it carries as strings. */
-function rawKeysOf(body: unknown): Pick<ChargingCdr, 'operationId' | 'msisdn' | 'lookup'> {
-  const params =
-    typeof body === 'object' && body !== null ? (body as Record<string, unknown>).ratingParams : null;
-  const lookup =
-    typeof params === 'object' && params !== null ? (params as Record<string, unknown>).lookup : null;
-  return {
-    operationId: rawString(params, 'operationId', 128),
-    msisdn: rawString(body, 'msisdn', 32),
-    lookup: {
-      providerId: rawString(lookup, 'providerId', 64),
-      applicationId: rawString(lookup, 'applicationId', 64),
-      serviceId: rawString(lookup, 'serviceId', 64),
-      originId: rawString(lookup, 'originId', 64),
-      bundleId: rawString(lookup, 'bundleId', 64),
-    },
-  };
 }
 
 /** Where an operation was when an infrastructure error hit it; decides the return code. */
@@ -206,8 +184,8 @@ export class ChargingService {
   }
 
   /**
-   * Rates and charges one request body (spec 2.4). Order: validation (see parseRatingRequest;
-   * nothing is recorded), replay of a recorded operationId (same fingerprint: the first
+   * Rates and charges one typed request (spec 2.4). Order: validation (see parseRatingRequest;
+   * nothing is charged), replay of a recorded operationId (same fingerprint: the first
    * outcome; different request: 2001), subscriber (unknown or not active 2000), catalogue
    * (provider/application unknown 2001, no content match 3001, download fee without transport
    * rating 3003), balance (prepaid short 1000; postpaid accumulates). Decided outcomes (0, 1000,
@@ -215,9 +193,11 @@ export class ChargingService {
    * map by stage (see failureCode): subscriber lookup 2002 (2003 when it timed out), rating 3002,
    * balance/ledger write 4000, anything else 5000. RATING_TIMEOUT_MS counts from the request's
    * arrival (authentication included); past it nothing is committed and the answer is 5001.
+   * Every outcome gets its charging CDR (see withCdr).
    */
-  processRating(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
-    return this.withCdr(caller, 'rating', body, (parsed, cdr) =>
+  processRating(caller: ChargingCaller, input: RatingRequestInput): Promise<RatingOutcome> {
+    const parsed = parseRatingRequest(input);
+    return this.withCdr(caller, 'rating', parsed, input, (cdr) =>
       !parsed.ok
         ? Promise.resolve(outcome(parsed.returnCode))
         : this.runOperation(caller, 'charge', parsed.request, cdr, (trx, r, record, stage) =>
@@ -228,11 +208,30 @@ export class ChargingService {
 
   /**
    * Refunds the successful charge with the request's operationId and msisdn (CONTRACT §4):
-   * a download fee in the request 3004; nothing to refund 4001; otherwise the charged amount is
-   * credited back once (repeats answer 0 and credit nothing).
+   * validation as processRating, then a download fee in the request 3004; nothing to refund
+   * 4001; otherwise the charged amount is credited back once (repeats answer 0 and credit nothing).
    */
-  processRefund(caller: ChargingCaller, body: unknown): Promise<RatingOutcome> {
-    return this.withCdr(caller, 'refund', body, (parsed, cdr) => this.refund(caller, parsed, cdr));
+  processRefund(caller: ChargingCaller, input: RatingRequestInput): Promise<RatingOutcome> {
+    const parsed = parseRatingRequest(input);
+    return this.withCdr(caller, 'refund', parsed, input, (cdr) => this.refund(caller, parsed, cdr));
+  }
+
+  /**
+   * Records a rating or refund request that the transport refused before it became a typed
+   * request (a legacy REST body lacking a required field, with one of the wrong JSON type or a
+   * malformed MSISDN; the REST edge decides the return code, CONTRACT §4): a business outcome
+   * like a refusal by the rules, with its charging CDR (the keys the body carried) and nothing
+   * charged. Answers the refusal's return code.
+   */
+  recordTransportRefusal(
+    caller: ChargingCaller,
+    kind: ChargingCdr['kind'],
+    refusal: TransportRefusal,
+  ): Promise<RatingOutcome> {
+    const parsed: ParsedRatingRequest = { ok: false, returnCode: refusal.returnCode, reason: refusal.reason };
+    return this.withCdr(caller, kind, parsed, refusal.facts, () =>
+      Promise.resolve(outcome(refusal.returnCode)),
+    );
   }
 
   /** processRefund past the charging CDR frame. */
@@ -257,21 +256,22 @@ export class ChargingService {
   /**
    * The charging CDR frame (issue 12 part 5): every rating and refund outcome gets one charging
    * CDR. An outcome decided inside the operation's transaction has it written there (see
-   * transact); any other (validation refusal, busy subscriber, a failure that rolled the
-   * transaction back, the deadline) gets it here in a statement of its own, bounded by
-   * RATING_TIMEOUT_MS of its own; the outcome is answered once it is written or at the request's
-   * deadline, whichever comes first (the write goes on). A CDR that cannot be written then (the
-   * database is down) is logged and the outcome still answered.
+   * transact); any other (a refusal by the rules or at the transport, busy subscriber, a failure
+   * that rolled the transaction back, the deadline) gets it here in a statement of its own,
+   * bounded by RATING_TIMEOUT_MS of its own; the outcome is answered once it is written or at the
+   * request's deadline, whichever comes first (the write goes on). A CDR that cannot be written
+   * then (the database is down) is logged and the outcome still answered. A refused request's
+   * CDR records `refused`: the typed request (its keys as given) or a transport refusal's facts.
    */
   private async withCdr(
     caller: ChargingCaller,
     kind: ChargingCdr['kind'],
-    body: unknown,
-    run: (parsed: ParsedRatingRequest, cdr: CdrState) => Promise<RatingOutcome>,
+    parsed: ParsedRatingRequest,
+    refused: RatingRequestInput | RatingRequestFacts,
+    run: (cdr: CdrState) => Promise<RatingOutcome>,
   ): Promise<RatingOutcome> {
-    const parsed = parseRatingRequest(body);
     const cdr: CdrState = { written: false };
-    const result = await run(parsed, cdr);
+    const result = await run(cdr);
     if (!cdr.written) {
       const keys = parsed.ok
         ? {
@@ -279,7 +279,9 @@ export class ChargingService {
             msisdn: parsed.request.msisdn,
             lookup: parsed.request.lookup,
           }
-        : rawKeysOf(body);
+        : 'ratingParams' in refused
+          ? factsOf(refused)
+          : refused;
       // The write has its own budget (the database may be why the operation failed); the answer
       // waits for it only until the request's deadline, so it never makes the outcome late.
       const left = remainingMs();
