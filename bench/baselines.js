@@ -71,7 +71,12 @@ function bareRoutes(router, { config, authenticator, services }) {
     runInRequestScope(config.ratingTimeoutMs, async () => {
       const client = await callerWith(ctx, 'CRS_RATING');
       if (!client) return;
-      const r = await services.charging.processRating({ tenantId: client.tenantId }, ctx.request.body);
+      // As the REST row: the edge reads the body into the typed request or a refusal (issue 29).
+      const caller = { tenantId: client.tenantId };
+      const reading = dist('rest/rating-input').readRatingBody(ctx.request.body);
+      const r = reading.ok
+        ? await services.charging.processRating(caller, reading.input)
+        : await services.charging.recordTransportRefusal(caller, 'rating', reading.refusal);
       json(ctx, 200, { returnCode: r.returnCode });
     }),
   );
