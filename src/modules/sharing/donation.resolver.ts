@@ -11,13 +11,12 @@ import {
   DONATION_INPUT_DOC,
   ShareQuotaPayload,
   allowanceCursor,
-  donationIdempotencyKeyArg,
   donationCursor,
   donationPayload,
 } from './donation.types';
 import { DonationInputType } from './sharing.inputs';
 import { AllowanceType, DonationType } from './sharing.types';
-import { view } from './sharing.views';
+import { idempotencyKeyArg, view } from './sharing.views';
 
 registerNode('Donation', {
   permissions: [Permission.SQS_DONATION_PERMISSION],
@@ -48,7 +47,7 @@ export class DonationResolver {
   shareQuota(
     @Arg('input', () => DonationInputType, { description: `The donation. ${DONATION_INPUT_DOC}` })
     input: DonationInputType,
-    @donationIdempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
     return donationPayload(

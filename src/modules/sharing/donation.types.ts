@@ -1,4 +1,4 @@
-import { Arg, ArgsType, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { ArgsType, Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import type { GatewayContext } from '../../graphql/context';
 import { mutationPayload, userErrorType } from '../../graphql/payload';
 import { ConnectionArgs, connectionTypes, cursorCodec } from '../../graphql/relay';
@@ -178,17 +178,6 @@ export async function donationPayload<R, P extends object>(
 /** How the donation inputs report bad fields, for the `input` argument descriptions. */
 export const DONATION_INPUT_DOC =
   'Malformed values (MSISDN, integers, QuotaType) are refused before anything runs (BAD_USER_INPUT); missing, out-of-range, duplicate or inconsistent fields are `userErrors` with code INVALID naming each field.';
-
-/**
- * The optional `idempotencyKey` argument of the donation mutations (the payload form of
- * `idempotencyKeyArg` in sharing.views.ts).
- */
-export const donationIdempotencyKeyArg = () =>
-  Arg('idempotencyKey', () => String, {
-    nullable: true,
-    description:
-      'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) the userError IDEMPOTENCY_KEY_REUSED; while the first request is still running IDEMPOTENCY_KEY_IN_USE; a malformed key INVALID on `idempotencyKey`. Only committed results are remembered: after a refusal or a failure the key is free again.',
-  });
 
 /** `shareQuota`'s result. */
 @ObjectType('ShareQuotaPayload', {

@@ -8,7 +8,6 @@ import {
   CreateRecurringDonationPayload,
   DONATION_INPUT_DOC,
   DeleteRecurringDonationPayload,
-  donationIdempotencyKeyArg,
   donationPayload,
 } from './donation.types';
 import {
@@ -18,7 +17,7 @@ import {
 } from './recurring-donation.types';
 import { RecurringDonationInputType } from './sharing.inputs';
 import { RecurringDonationType } from './sharing.types';
-import { nullIfNotFound, view } from './sharing.views';
+import { idempotencyKeyArg, nullIfNotFound, view } from './sharing.views';
 
 registerNode('RecurringDonation', {
   permissions: [Permission.SQS_RECURRING_DONATION_READ_PERMISSION],
@@ -42,7 +41,7 @@ export class RecurringDonationResolver {
       description: `The recurring donation. ${DONATION_INPUT_DOC}`,
     })
     input: RecurringDonationInputType,
-    @donationIdempotencyKeyArg() idempotencyKey: string | null | undefined,
+    @idempotencyKeyArg() idempotencyKey: string | null | undefined,
     @Ctx() ctx: GatewayContext,
   ) {
     return donationPayload(

@@ -68,12 +68,8 @@ export function loaders(ctx: GatewayContext): SharingLoaders {
 }
 
 const IDEMPOTENCY_KEY_DOC =
-  'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) UNPROCESSABLE, errorCode 1; while the first request is still running CONFLICT, errorCode 1. Only committed results are remembered: after a refusal or a failure the key is free again.';
+  'Idempotency key (IETF draft-ietf-httpapi-idempotency-key-header; over REST the Idempotency-Key header), 1-255 visible ASCII characters, per tenant. The same key with the same arguments within 24 h returns the first result without doing anything again; with other arguments (or another operation) the userError IDEMPOTENCY_KEY_REUSED; while the first request is still running IDEMPOTENCY_KEY_IN_USE; a malformed key INVALID on `idempotencyKey`. Only committed results are remembered: after a refusal or a failure the key is free again.';
 
-/** The optional `idempotencyKey` argument of the quota-sharing writes. */
+/** The optional `idempotencyKey` argument of the quota-sharing writes (their payloads' codes). */
 export const idempotencyKeyArg = () =>
   Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC });
-
-/** How a typed sharing input reports bad fields, for argument descriptions. */
-export const INPUT_DOC =
-  'Missing or out-of-range fields are refused naming each (BAD_USER_INPUT with `fields`; over REST 412), as the legacy path does.';
