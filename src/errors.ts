@@ -24,7 +24,7 @@ export interface FieldError {
  * A rule violation raised by a service or the auth layer. It is a GraphQLError, so it reaches
  * GraphQL clients with `extensions.code` and its facts (ARCHITECTURE.md "Errors are typed";
  * `extensions` never holds a stack). It knows no HTTP status: the REST edge derives the legacy
- * status from `code` and the path (src/rest/failure.ts, issue 29 item 5).
+ * status from `code` and the path (src/rest/failure.ts).
  */
 export class DomainError extends GraphQLError {
   constructor(

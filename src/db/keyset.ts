@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Keyset paging, the one way every store reads a page of a growing list (issue 29: one pagination
+ * Keyset paging, the one way every store reads a page of a growing list (docs/graphql.md "Pagination": one pagination
  * model). src/graphql/relay.ts turns a connection's `first`/`after`/`last`/`before` into a
  * {@link KeysetPage} and the rows read here into the connection (`connectionFromRows`).
  */

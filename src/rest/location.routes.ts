@@ -40,8 +40,8 @@ interface ProfileData {
   description: string | null;
 }
 
-// Aliases keep the legacy names: the numeric ids (`id: locationId`, issue 29 moved them off `id`,
-// now the global id) and the unpaged child lists (`rates: rateList`, the graph's `rates` is a
+// Aliases keep the legacy names: the numeric ids (`id: locationId`: the graph's `id` is the
+// global id) and the unpaged child lists (`rates: rateList`, the graph's `rates` is a
 // connection), so the results below read the shape they always did.
 const LOCATION_SELECTION =
   'id: locationId name description rates: rateList { id: locationRateId name description locationRate }';

@@ -79,7 +79,7 @@ export function donationInputOf(body: Json, what: string): Json {
 
 /**
  * A donation or recurring donation body → the `input` variable of `shareQuota` /
- * `createRecurringDonation` (issue 29). The inputs are typed (MSISDN, Int, SafeInt, the
+ * `createRecurringDonation`. The inputs are typed (MSISDN, Int, SafeInt, the
  * QuotaType enum, non-null donorPlanId and recipient fields), so a legacy body the graph would
  * refuse by coercion is answered here as the legacy path answered it: 400 on the first wrongly
  * typed field ({@link donationInputOf}), then the legacy parser's 412 naming every missing,
@@ -159,7 +159,7 @@ export const bulkMsisdn = (c: Checker, v: unknown, at: string): unknown =>
   v === null ? '' : take(c, { v }, 'v', 'string', at);
 
 /*
- * The group rows' variables (issue 29): GraphQL's group inputs are typed (MSISDN, SafeInt,
+ * The group rows' variables: GraphQL's group inputs are typed (MSISDN, SafeInt,
  * QuotaType, non-null), so a legacy body that lacks a field or holds a malformed one is answered
  * here, at the edge, with the error the service's parser gave for it before: 400 for a wrong JSON
  * type, then 412 naming every missing or invalid field. Each check runs where the service ran it

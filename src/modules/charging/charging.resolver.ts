@@ -33,7 +33,7 @@ import {
   UpsertRatingPayload,
 } from './charging.types';
 
-/** Cursors of `Subscriber.charges` (ledger row ids; the `charge:<id>` cursors issued before issue 29 still work). */
+/** Cursors of `Subscriber.charges` (ledger row ids; the `charge:<id>` cursors of release 0.1.0 still work). */
 const chargeCursor = integerCursor('charge');
 /** Cursors of `Query.ratings` (catalogue row ids). */
 const ratingCursor = integerCursor('rating');
@@ -79,7 +79,7 @@ const toRating = (r: RatingRow): RatingType => ({
 /** A ledger or catalogue row id as a node key: a positive integer in canonical form, else null. */
 const rowId = (key: string): number | null => (/^[1-9]\d{0,14}$/.test(key) ? Number(key) : null);
 
-// Node ids (issue 29): resolved in the caller's tenant, so another tenant's id is null.
+// Node ids (docs/graphql.md "Ids"): resolved in the caller's tenant, so another tenant's id is null.
 registerNode('Subscriber', {
   permissions: [Permission.CRS_RATING],
   async resolve(ctx, key) {

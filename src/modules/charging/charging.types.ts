@@ -9,7 +9,7 @@ import { PaymentTypeValue, SubscriberStatusValue } from '../subscribers/subscrib
 import { RatingOutcomeCode } from './return-codes';
 
 /**
- * The charging graph (CONTRACT §4; issue 29): the entities `Subscriber`, `Charge` and `Rating`
+ * The charging graph (CONTRACT §4; docs/graphql.md): the entities `Subscriber`, `Charge` and `Rating`
  * (each a `Node`), their connections, the rating/refund payloads and the ADMIN payloads. Money is
  * `Decimal` (a {@link Money} in resolvers), MSISDNs `MSISDN`, closed sets enums.
  */

@@ -8,7 +8,7 @@ import type {
 } from './rating-request';
 
 /**
- * The typed input of `processRating` / `processRefund` (spec 2.4, CONTRACT §4; issue 29 item 5).
+ * The typed input of `processRating` / `processRefund` (spec 2.4, CONTRACT §4).
  * Required fields are non-null and MSISDNs are the MSISDN scalar: a missing, null or malformed
  * one is a GraphQL coercion error (`BAD_USER_INPUT`, nothing charged, no CDR). What a value of
  * the right type can still break is the service's rules (see `parseRatingRequest`): a business

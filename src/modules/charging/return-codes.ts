@@ -41,7 +41,7 @@ export function returnCodeName(code: number): string {
 }
 
 /**
- * The outcome of a rating or refund as a GraphQL enum (`RatingOutcome`, issue 29): one value per
+ * The outcome of a rating or refund as a GraphQL enum (`RatingOutcome`, docs/graphql.md "Mutations"): one value per
  * return code of CONTRACT §4, named as {@link ReturnCode} names it. A business result, not an
  * error: the numeric `returnCode` beside it is the legacy table's.
  */

@@ -178,7 +178,7 @@ export function profileView(row: LocationProfileRow): LocationProfileType {
   };
 }
 
-/** Cursors of `Query.locations` (`location:<row id>`: the cursors issued before issue 29 stay valid). */
+/** Cursors of `Query.locations` (`location:<row id>`: the cursors of release 0.1.0 stay valid). */
 export const LOCATION_CURSOR = integerCursor('location');
 /** Cursors of `Location.rates`. */
 export const RATE_CURSOR = integerCursor('locationRate');

@@ -8,7 +8,7 @@ import { SqsCode } from './error-codes';
 import { AllowanceType, DonationType, RecurringDonationType } from './sharing.types';
 
 /**
- * The donation and allowance lists, cursors, payloads and user errors of the graph (issue 29):
+ * The donation and allowance lists, cursors, payloads and user errors of the graph (docs/graphql.md):
  * `donations` and `allowances` are Relay connections; `shareQuota`, `createRecurringDonation`
  * and `deleteRecurringDonation` return payloads whose `userErrors` carry a {@link DonationErrorCode}.
  */

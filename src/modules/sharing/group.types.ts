@@ -9,7 +9,7 @@ import { QuotaType } from './sharing.enums';
 import { GroupRow, MemberRow } from './sharing.rows';
 
 /**
- * GraphQL types of groups and group members (CONTRACT §5, issue 11; issue 29): both are entities
+ * GraphQL types of groups and group members (CONTRACT §5; docs/graphql.md): both are entities
  * (`Node`); a group's global id is its 20-character service id, a member's a typed id of the
  * group id and its MSISDN.
  */

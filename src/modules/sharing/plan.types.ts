@@ -9,7 +9,7 @@ import { PlanDefinitionRow, SubscriberPlanRow } from './sharing.rows';
 import { DonationType } from './sharing.types';
 
 /**
- * GraphQL types of plan definitions and subscriber plans (CONTRACT §5, §9; issue 29): both are
+ * GraphQL types of plan definitions and subscriber plans (CONTRACT §5, §9; docs/graphql.md): both are
  * entities (`Node`, global `id`); their numeric ids are fields named for what they are
  * (`planDefinitionId`, `planId` = the REST `donorPlanId`).
  */
@@ -24,7 +24,9 @@ const UNIT = 'in the plan unit: bytes (volume), seconds (time) or minor currency
 export class PlanDefinitionType {
   @Field(() => ID, { description: 'Opaque global id (pass it to `node(id:)`).' })
   id!: string;
-  @Field(() => Int, { description: "The definition's numeric id in the service (before issue 29 its `id`)." })
+  @Field(() => Int, {
+    description: "The definition's numeric id in the service (its `id` in release 0.1.0).",
+  })
   planDefinitionId!: number;
   @Field(() => String, { description: 'Name, unique in the tenant: the key subscriber plans name it by.' })
   name!: string;
@@ -53,7 +55,7 @@ export class SubscriberPlanType {
   @Field(() => ID, { description: 'Opaque global id (pass it to `node(id:)`).' })
   id!: string;
   @Field(() => Int, {
-    description: 'The plan id: the `donorPlanId` of donations and REST bodies (before issue 29 its `id`).',
+    description: 'The plan id: the `donorPlanId` of donations and REST bodies (its `id` in release 0.1.0).',
   })
   planId!: number;
   @Field(() => MsisdnScalar, { description: "The owner's MSISDN." })

@@ -4,7 +4,7 @@ import { MsisdnScalar } from '../../graphql/scalars';
 import { RecurringDonationType } from './sharing.types';
 
 /**
- * The `recurringDonations` list (issue 29): a Relay connection, with the page-numbered fields of
+ * The `recurringDonations` list (docs/graphql.md "Pagination"): a Relay connection, with the page-numbered fields of
  * the published HAL list (`page` argument, `nodes`/`page`/`size`/`totalElements`) kept beside it,
  * deprecated, for one minor release.
  */

@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 
 /**
- * Closed sets of quota sharing as GraphQL enums (issue 29 item 4). Each TS enum's values are the
+ * Closed sets of quota sharing as GraphQL enums (docs/graphql.md "Enums"). Each TS enum's values are the
  * strings stored in the database and spoken by the legacy REST bodies, so a row maps onto the
  * graph (and a typed input onto the services) without translation; GraphQL names them in upper
  * case.

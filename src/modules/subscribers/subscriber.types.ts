@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 
 /**
- * The closed sets of a subscriber account as GraphQL enums (CONTRACT §9; issue 29). The values
+ * The closed sets of a subscriber account as GraphQL enums (CONTRACT §9; docs/graphql.md "Enums"). The values
  * are the stored strings, so a store row maps to the enum by a cast; GraphQL names are upper case.
  */
 
