@@ -17,7 +17,7 @@ import { currentScope, remainingMs, runInRequestScope, withDeadline } from '../.
 import { withTimeout } from '../../lib/wait';
 import { Logger } from '../../logger';
 import { CdrRecorder, ChargingCdr } from '../cdrs/cdr.recorder';
-import { EventType, occurredAt } from '../events/event-types';
+import { EventType, occurredAt } from '../events/event-catalogue';
 import { recordEvent } from '../events/outbox.store';
 import { Subscriber, findSubscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import {

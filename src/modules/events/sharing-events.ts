@@ -1,6 +1,6 @@
 import { Clock } from '../../lib/clock';
 import { DonationRow, GroupRow, MemberRow, RecurringRow, SubscriberPlanRow } from '../sharing/sharing.rows';
-import { EventType, QuotaReceivedPayload, occurredAt } from './event-types';
+import { EventType, QuotaReceivedPayload, occurredAt } from './event-catalogue';
 import { NewOutboxEvent } from './outbox.store';
 
 /*

@@ -5,7 +5,7 @@ import { Clock } from '../../lib/clock';
 import { MSISDN_RULE, normalizeMsisdn, requireMsisdn } from '../../lib/msisdn';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { GroupTx } from '../cdrs/cdr.layouts';
-import { EventType } from '../events/event-types';
+import { EventType } from '../events/event-catalogue';
 import { recordEvent, recordEvents } from '../events/outbox.store';
 import { groupEvent, memberEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';

@@ -7,7 +7,7 @@ import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { GroupTx, RecurringTx } from '../cdrs/cdr.layouts';
-import { EventType } from '../events/event-types';
+import { EventType } from '../events/event-catalogue';
 import { recordEvent } from '../events/outbox.store';
 import { groupEvent, memberEvents } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';

@@ -6,7 +6,7 @@ import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { RecurringTx } from '../cdrs/cdr.layouts';
-import { EventType } from '../events/event-types';
+import { EventType } from '../events/event-catalogue';
 import { recordEvent } from '../events/outbox.store';
 import { recurringEvent } from '../events/sharing-events';
 import { IdempotencyService } from '../idempotency/idempotency.service';
