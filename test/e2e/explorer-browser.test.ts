@@ -199,20 +199,8 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
         await context.close();
       }
     }, 120_000);
-  });
 
-  describe('GRAPHQL_EXPLORER=graphiql: the first click (issue 29 item 8)', () => {
-    let app: TestApp;
-    const authorization = basic('portal');
-    beforeAll(async () => {
-      app = await startTestApp({
-        env: { GRAPHQL_EXPLORER: 'graphiql' },
-        sandboxAuthorization: authorization,
-      });
-    });
-    afterAll(() => app?.close());
-
-    it('runs the default query as it opens: data, no errors, and no request leaves the gateway', async () => {
+    it('the first click runs the default query as it opens: data, no errors, and no request leaves the gateway', async () => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       // Every request of the context (pages, workers, prefetches): one for another origin is
       // recorded and refused, so a stray fetch shows here even when nothing on the page errors.
