@@ -69,6 +69,7 @@ function shell(
 <meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <meta name="referrer" content="no-referrer" />
+<link rel="icon" href="data:," />
 <title>${escapeHtml(title)}${name ? ` · ${name}` : ''}</title>
 <link rel="stylesheet" href="${PORTAL_ASSETS_PATH}/portal.css?v=${versions['portal.css']}" />
 <link rel="stylesheet" href="${escapeHtml(themeUrl(branding.primaryColor))}" />
