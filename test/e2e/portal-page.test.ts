@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { Browser, chromium } from 'playwright-core';
+import { Browser, Page, chromium } from 'playwright-core';
 import { PortalPageServices, portalRouter, PORTAL_CSP } from '../../src/portal/router';
 
 /**
@@ -207,6 +207,20 @@ describe('portal page over HTTP', () => {
   });
 });
 
+declare const axe: {
+  run(): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[] }>;
+};
+
+/** The serious and critical violations axe-core finds on the page (rule and elements). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the page's CSP (rightly) refuses an added <script>.
+  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const { violations } = await page.evaluate(() => axe.run());
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
 if (!available)
@@ -247,6 +261,7 @@ describeBrowser('portal page script in chromium (fake /graphql)', () => {
     expect(await page.textContent('#offers')).toContain('100 min');
     expect(await page.textContent('#plans')).toContain('You have no plans yet.');
     expect(fake.graphql[0].authorization).toBe(`Bearer ${GOOD}`);
+    expect(await seriousViolations(page)).toEqual([]);
 
     // The first two sends of the attempt fail (503): the third, with the same key, succeeds.
     fake.failPurchases = 2;
@@ -273,6 +288,7 @@ describeBrowser('portal page script in chromium (fake /graphql)', () => {
     const last = fake.graphql.filter((r) => r.query.includes('purchasePlan')).pop()!;
     expect((last.variables.input as { idempotencyKey: string }).idempotencyKey).not.toBe([...keys][0]);
     expect(await page.isDisabled('button[data-plan-definition-id="2"]')).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(violations).toEqual([]);
     await page.close();
   }, 60_000);
