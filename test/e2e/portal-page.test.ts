@@ -11,7 +11,7 @@ import { PortalPageServices, portalRouter, PORTAL_CSP } from '../../src/portal/r
  * real GraphQL, the database) is test/e2e/portal-browser.test.ts.
  */
 const GOOD = 'good-token_0123456789abcdefghijklmnopqrstuvw';
-const BRANDING = { displayName: 'Acme <Mobile>', primaryColor: '#ffcc00', logoUrl: null };
+const BRANDING = { displayName: 'Acme <Mobile> & Co', primaryColor: '#ffcc00', logoUrl: null };
 
 interface Fake {
   url: string;
@@ -160,7 +160,7 @@ describe('portal page over HTTP', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const html = await res.text();
     expect(html).toContain('<html lang="pt">');
-    expect(html).toContain('Acme &#60;Mobile&#62;');
+    expect(html).toContain('Acme &#60;Mobile&#62; &#38; Co');
     expect(html).toContain('/portal/assets/theme.css?primary=ffcc00');
     // Every <script> is either a file of the gateway or a JSON data block; no style attribute or element.
     for (const tag of html.match(/<script[^>]*>/g) ?? [])
@@ -246,7 +246,7 @@ describeBrowser('portal page script in chromium (fake /graphql)', () => {
   });
 
   it('shows the account, buys once on a double click, retries with the same key, shows refusals', async () => {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 720, height: 760 } });
     const violations: string[] = [];
     page.on('console', (m) => {
       // A refused script, style, image or request would be a CSP violation.
@@ -278,6 +278,8 @@ describeBrowser('portal page script in chromium (fake /graphql)', () => {
     expect(await page.textContent('#notice')).toBe('Roam 1GB is now active.');
     expect(await page.textContent('#balance')).toBe('€5.01');
     expect(await page.textContent('#plans')).toContain('1 GB left of 1 GB');
+    if (process.env.PORTAL_PAGE_SCREENSHOT)
+      await page.screenshot({ path: process.env.PORTAL_PAGE_SCREENSHOT });
 
     // A new attempt gets a new key; a refusal is shown localised.
     await page.click('button[data-plan-definition-id="2"]');

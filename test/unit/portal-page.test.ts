@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { loadPortalAssets, portalAssetsDir } from '../../src/portal/assets';
 import { contrast, normaliseColour, safeLogoUrl, textColourOn } from '../../src/portal/branding';
 import { MESSAGES, PORTAL_LANGUAGES, chooseLanguage, translate } from '../../src/portal/i18n';
 import { escapeHtml, themeCss } from '../../src/portal/page';
@@ -83,5 +85,19 @@ describe('portal branding', () => {
 
   it('escapes HTML', () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&#60;a href=&#34;x&#34;&#62;&#39;&#38;&#39;&#60;/a&#62;');
+  });
+});
+
+describe('portal static files', () => {
+  it('are found in the source tree from ts-node, from dist/src/portal (tsc) and from dist (the bundle)', () => {
+    const root = path.join(__dirname, '../..');
+    const source = path.join(root, 'src/portal/assets');
+    expect(portalAssetsDir(path.join(root, 'src/portal'))).toBe(source);
+    expect(portalAssetsDir(path.join(root, 'dist/src/portal'))).toBe(source);
+    expect(portalAssetsDir(path.join(root, 'dist'))).toBe(source);
+    expect(() => portalAssetsDir('/')).toThrow(/not found/);
+    const assets = loadPortalAssets(source);
+    expect([...assets.keys()].sort()).toEqual(['portal.css', 'portal.js']);
+    expect(assets.get('portal.js')!.version).toMatch(/^[0-9a-f]{16}$/);
   });
 });
