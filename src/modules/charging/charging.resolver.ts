@@ -11,7 +11,7 @@ import { Money } from '../../lib/money';
 import { normalizeMsisdn } from '../../lib/msisdn';
 import { Subscriber } from '../subscribers/subscriber.store';
 import { PaymentTypeValue, SubscriberStatusValue } from '../subscribers/subscriber.types';
-import { ChargingCaller, RatingOutcome } from './charging.service';
+import { ChargingCaller, RatingOutcome } from './charging-outcome';
 import { ChargeRow, RatingRow } from './charging.store';
 import { RatingRequestInput, TransportRefusal } from './rating-request';
 import { RatingRequestInputType } from './rating.inputs';
