@@ -200,7 +200,7 @@ function adjustBalanceCode(err: DomainError): AdjustBalanceErrorCode {
     : AdjustBalanceErrorCode.PREPAID_BALANCE_EXCEEDED;
 }
 
-/** Charging operations and reads (CONTRACT §4); the rules live in ChargingService. */
+/** Charging operations and reads (CONTRACT §4); the rules live in the services of charging.service.ts. */
 @Resolver(() => SubscriberType)
 export class ChargingResolver {
   // No `@Authorized`: ratingField checks the grant itself (for the REST rows' `resolve`, which
