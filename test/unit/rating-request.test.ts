@@ -1,5 +1,5 @@
 import { Money } from '../../src/lib/money';
-import { bestMatch } from '../../src/modules/charging/charging.service';
+import { bestMatch } from '../../src/modules/charging/rating.service';
 import { RatingRow } from '../../src/modules/charging/charging.store';
 import {
   RatingParamsInput,
