@@ -2,10 +2,8 @@ import { bodyParser } from '@koa/bodyparser';
 import coBody from 'co-body';
 import type { Context } from 'koa';
 import typeis from 'type-is';
+import { BODY_LIMIT_BYTES } from '../http/limits';
 import { memoByString } from '../lib/memo';
-
-/** Largest accepted request body (CONTRACT §1): 1 MiB. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** A request body that cannot be used: status 400, 413 or 415 and a message for the client. */
 export class BodyError extends Error {
