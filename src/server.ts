@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { Knex } from 'knex';
-import type { createApp as CreateApp } from './app';
+import type { GatewayApp, createApp as CreateApp } from './app';
 import { findClientByUsername, listClientHashes, recordDemoPasswordChecks } from './auth/client.store';
 import { verifyPassword } from './auth/password';
 import { Config, ConfigError, loadConfig } from './config';
@@ -175,10 +175,28 @@ export async function serve(
 ): Promise<RunningGateway> {
   await prepareDatabase(config, logger, { checkDemoPasswords: false });
   const db = createKnex(config.databaseUrl, config.db, knexLog(logger));
+  const { app, demo } = await loadApp(config, db, logger);
+  const server = http.createServer(app.koa.callback());
+  app.attach(server);
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  announce(config, server, demo);
+  return { server, shutdown: shutdownOf(config, logger, db, server, app) };
+}
+
+/**
+ * Loads and builds the app over `db` once the password check passed (it runs while the app's
+ * modules load; nothing listens before it passed). `demo`: the explorer may be pre-filled with
+ * the demo credentials. Destroys `db` when the check fails.
+ * @throws UnsafeStartError from the production check.
+ */
+async function loadApp(
+  config: Config,
+  db: Knex,
+  logger: Logger,
+): Promise<{ app: GatewayApp; demo: boolean }> {
   let demo: boolean;
   let createApp: typeof CreateApp;
   try {
-    // Nothing listens before the production check passed; it runs while the app's modules load.
     const passwordCheck = await startPasswordCheck(config, db, logger);
     passwordCheck.done.catch(() => undefined); // awaited below, once the app is loaded
     createApp = lazy.app().createApp;
@@ -193,9 +211,11 @@ export async function serve(
     logger,
     sandboxAuthorization: demo ? demoAuthorization() : undefined,
   });
-  const server = http.createServer(app.koa.callback());
-  app.attach(server);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  return { app, demo };
+}
+
+/** Prints where the gateway listens (the database URL without its credentials). */
+function announce(config: Config, server: http.Server, demo: boolean): void {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown =
@@ -211,26 +231,35 @@ export async function serve(
       `  Demo credentials: ${DEMO_CREDENTIALS.username} / ${DEMO_CREDENTIALS.password} (tenant ${DEMO_CREDENTIALS.tenant})`,
     );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
 
+/**
+ * The graceful shutdown of {@link RunningGateway}, run once (later calls get the first's
+ * promise); the app's lifecycle moves serving → draining → stopped on the way.
+ */
+function shutdownOf(
+  config: Config,
+  logger: Logger,
+  db: Knex,
+  server: http.Server,
+  app: GatewayApp,
+): (reason: string) => Promise<boolean> {
   let stopping: Promise<boolean> | undefined;
-  const shutdown = (reason: string): Promise<boolean> => {
-    stopping ??= (async () => {
-      logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // No new renewal deliveries; subscription connections closed (1001), so `closed` can resolve.
-      await app.stopBackground();
-      const drained = await app.drain(config.shutdownTimeoutMs);
-      server.closeAllConnections();
-      await closed;
-      await app.close();
-      await db.destroy();
-      logger.info({ drained }, drained ? 'shut down cleanly' : 'shut down with requests still in flight');
-      return drained;
-    })();
-    return stopping;
+  const steps = async (reason: string): Promise<boolean> => {
+    logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // No new renewal deliveries; subscription connections closed (1001), so `closed` can resolve.
+    await app.stopBackground();
+    const drained = await app.drain(config.shutdownTimeoutMs);
+    server.closeAllConnections();
+    await closed;
+    await app.close();
+    await db.destroy();
+    logger.info({ drained }, drained ? 'shut down cleanly' : 'shut down with requests still in flight');
+    return drained;
   };
-  return { server, shutdown };
+  return (reason) => (stopping ??= steps(reason));
 }
 
 /**
