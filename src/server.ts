@@ -21,7 +21,7 @@ import { Logger, createLogger, routeConsoleToLogger } from './logger';
 import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
 import { VERSION } from './version';
 
-// Start-up time (issue 16): what only an empty database needs (the dataset import with its JSON
+// Start-up time: what only an empty database needs (the dataset import with its JSON
 // Schema validator, the services that seed the demo data) is loaded when it is needed; the app
 // (Apollo, type-graphql, Koa) is loaded while the demo password check runs.
 const lazy = {
@@ -35,7 +35,7 @@ export class UnsafeStartError extends Error {
   override name = 'UnsafeStartError';
 }
 
-/** The published demo passwords a production start refuses (issue 10 "Safe production defaults"). */
+/** The published demo passwords a production start refuses. */
 const DEMO_PASSWORDS = [DEMO_CREDENTIALS.password, OTHER_TENANT_CREDENTIALS.password];
 
 /**
@@ -52,13 +52,13 @@ export function demoPasswordCheckOf(passwordHash: string): string {
 
 /**
  * Checks each client's stored hash against every published demo password, all scrypt runs
- * queued on the thread pool at once (start-up time, issue 16: they overlap each other and the
+ * queued on the thread pool at once (start-up time: they overlap each other and the
  * loading of the app), and skips the clients whose hash an earlier start already found clean
  * (its fingerprint, {@link demoPasswordCheckOf}, is recorded): so a start runs scrypt (about
  * 90 ms of CPU each on the bench machine) only for new or changed passwords, not twice per
  * client every time. Records the clean hashes it checked; a failure to record is logged and only
  * means that the next start checks them again. Resolves when all are done.
- * @throws UnsafeStartError naming the clients that use one (issue 10 "Safe production defaults").
+ * @throws UnsafeStartError naming the clients that use one.
  */
 async function refuseDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
   const clients = (await listClientHashes(db)).map((c) => ({
@@ -87,8 +87,7 @@ async function refuseDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
 }
 
 /**
- * Production refuses to serve a client whose password is one of the published demo passwords
- * (issue 10 "Safe production defaults").
+ * Production refuses to serve a client whose password is one of the published demo passwords.
  * @throws UnsafeStartError naming the clients.
  */
 export async function assertNoDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
@@ -117,7 +116,7 @@ async function startPasswordCheck(
 
 /**
  * Migrates the database (statements unbounded: a migration may take long) and, when `DEMO_DATA`
- * is on and the database is empty, loads the demo dataset (CONTRACT §8). In production it then
+ * is on and the database is empty, loads the demo dataset (docs/contract.md §8). In production it then
  * runs {@link assertNoDemoPasswords} unless `checkDemoPasswords` is false (`serve` runs that
  * check itself, while the app loads).
  * @throws UnsafeStartError from that check.
@@ -156,7 +155,7 @@ function knexLog(logger: Logger) {
 export interface RunningGateway {
   server: http.Server;
   /**
-   * Graceful shutdown (issue 10): stops accepting connections, stops the renewal consumer (the
+   * Graceful shutdown: stops accepting connections, stops the renewal consumer (the
    * events being applied finish) and closes the subscription connections, lets in-flight
    * requests finish for up to SHUTDOWN_TIMEOUT_MS, closes idle keep-alive connections, stops
    * Apollo and closes the pool. Resolves true when every request finished in time.
@@ -165,7 +164,7 @@ export interface RunningGateway {
 }
 
 /**
- * Process entry (CONTRACT §8): migrate, load the demo dataset into an empty database when
+ * Process entry (docs/contract.md §8): migrate, load the demo dataset into an empty database when
  * DEMO_DATA is on, serve on HOST:PORT, print the URLs (and the demo credentials when they work).
  * The caller wires signals to `shutdown` (see main).
  */
@@ -281,7 +280,7 @@ export async function main(): Promise<void> {
 }
 
 /**
- * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (CONTRACT §8: SIGTERM
+ * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (docs/contract.md §8: SIGTERM
  * drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
  */
 export async function runGateway(config: Config): Promise<void> {

@@ -64,7 +64,7 @@ export interface CompiledRoute {
 }
 
 /**
- * How a row's operation runs (issue 16 "Speed"): compiled with graphql-jit, which executes the
+ * How a row's operation runs (a hot path): compiled with graphql-jit, which executes the
  * same resolvers with the same context, variables and errors as graphql-js `execute` but without
  * re-walking the document on every request; graphql-js `execute` when graphql-jit cannot compile
  * the operation (it answers errors, or throws). The compilation happens on the row's first
@@ -121,7 +121,7 @@ export function compileRoutes(
 }
 
 /**
- * The `Idempotency-Key` header's key, or null when absent (CONTRACT §5).
+ * The `Idempotency-Key` header's key, or null when absent (docs/contract.md §5).
  * @throws BadUserInputError 412 on `Idempotency-Key` when it is not 1-255 visible ASCII characters.
  */
 function idempotencyKeyOf(ctx: Context): string | null {
@@ -160,7 +160,7 @@ function sendAnswer(
   sendBody(ctx, status, body, format);
 }
 
-/** Transport rules checked before the operation runs (CONTRACT §2). */
+/** Transport rules checked before the operation runs (docs/contract.md §2). */
 function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayContext): void {
   if (gctx.auth.status !== 'ok') throw new UnauthenticatedError();
   assertTenantHeader(gctx.tenantHeader, gctx.auth.client, route.tenantHeader === 'required');
@@ -174,7 +174,7 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
 
 /**
  * A request as a row's variable mapping sees it ({@link RestInput}); the query string is parsed
- * only by the rows that read it. The getter is the class's (issue 16 "Speed"): an object literal
+ * only by the rows that read it. The getter is the class's (a hot path): an object literal
  * with a getter closing over the request gives every request its own hidden class, which V8 keeps
  * in the old generation with the closure, the Koa context and the whole request reachable from
  * it, so every request's objects were promoted and RSS grew until each full collection.
@@ -375,7 +375,7 @@ export interface ExactRows {
 const noNext = async (): Promise<void> => undefined;
 
 /**
- * Exact-path dispatch of REST rows (issue 16 "Speed"): a request whose method and path are
+ * Exact-path dispatch of REST rows (a hot path): a request whose method and path are
  * exactly those of a row without path parameters goes straight to that row's handler, with
  * what @koa/router would have set for it (`ctx.params` `{}`, `_matchedRoute` the row's path for
  * the access log and metrics), instead of having every router scan its layers. A row is taken
