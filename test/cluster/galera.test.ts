@@ -6,6 +6,7 @@ import { transactionRetries } from '../../src/db/knex';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { DONOR, PLAN, R, grantedFrom, remainingOf, sharingDataset, sqsClient } from '../helpers/sharing';
+import { simulatedDelay } from '../helpers/wait';
 
 /**
  * Issue 14: two gateways on a three-node MariaDB Galera cluster (scripts/galera-cluster.sh),
@@ -223,7 +224,7 @@ describeCluster('a three-node Galera cluster (issue 14)', () => {
       }
     };
     const killer = (async () => {
-      await new Promise((r) => setTimeout(r, KILL_AT_MS));
+      await simulatedDelay(KILL_AT_MS, 'the moment of the storm when node 2 is killed');
       execFileSync(SCRIPT, ['kill', '2']);
       killedAt = performance.now() - t0;
     })();
