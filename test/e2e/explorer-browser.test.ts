@@ -262,7 +262,7 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
     }, 120_000);
   });
 
-  describe('GRAPHQL_EXPLORER=graphiql: a subscription (issue 12 part 6)', () => {
+  describe('GRAPHQL_EXPLORER=graphiql: a subscription', () => {
     let app: TestApp;
     beforeAll(async () => {
       app = await startTestApp({

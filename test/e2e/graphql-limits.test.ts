@@ -10,8 +10,9 @@ import { baseDataset, basic } from '../helpers/fixtures';
 import { simulatedDelay } from '../helpers/wait';
 
 /**
- * The query of issue 10 item 1 (ran out of heap after 227 s on the unlimited gateway), with the
- * infos as the connections they are since issue 29, one level less to stay within the depth limit.
+ * A deeply nested list query that ran the gateway out of heap after 227 s before GraphQL limits
+ * existed, with the infos as the connections they are now, one level less to stay within the
+ * depth limit.
  */
 const ITEM_1_QUERY =
   '{ locations(first: 500) { edges { node { name infos(first: 500) { edges { node { name value type { name } location { name infos(first: 500) { edges { node { name value } } } } } } } } } } }';
@@ -74,7 +75,7 @@ interface GqlAnswer {
   };
 }
 
-describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
+describe('GraphQL limits (CONTRACT §7)', () => {
   let app: TestApp;
 
   const post = async (base: string, body: unknown, as = 'pcrf'): Promise<GqlAnswer> => {

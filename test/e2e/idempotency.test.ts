@@ -31,7 +31,7 @@ const gift = (recipients: [string, number][]) => ({
 
 const keyed = (key: string) => ({ 'idempotency-key': key });
 
-describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the real database', () => {
+describe('Idempotency-Key on the SQS POST paths (CONTRACT §5) on the real database', () => {
   const t = useSharingApp();
   const db = () => t.app.tdb.db;
   const count = async (table: string, where: Record<string, unknown> = {}) =>

@@ -11,7 +11,7 @@ import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
 import { waitFor } from '../helpers/wait';
 
 /**
- * Issue 16 "Speed": `GET /pcc/pcrf/locations` (and `/locations/<name>`, `?name=`) answers from a
+ * `GET /pcc/pcrf/locations` (and `/locations/<name>`, `?name=`) answers from a
  * direct path (src/rest/location-list.ts). Its bytes must be the generic path's: the row's
  * GraphQL operation executed against the schema, the row's `result`, then `JSON.stringify` or
  * `toXml`. Compared here byte for byte on awkward data, both formats, on the database the suite
@@ -123,7 +123,7 @@ async function bulk(app: TestApp, n: number): Promise<void> {
   );
 }
 
-describe('GET /pcc/pcrf/locations: the direct path answers the generic path byte for byte (issue 16)', () => {
+describe('GET /pcc/pcrf/locations: the direct path answers the generic path byte for byte', () => {
   let app: TestApp;
 
   /** The generic path (test/helpers/rest-generic.ts) of the location row `rowPath`. */
