@@ -9,8 +9,7 @@ import { Knex } from 'knex';
 import { Registry } from 'prom-client';
 import { AuthResult, Authenticator } from './auth/authenticate';
 import { Config } from './config';
-import { databaseFailureOf, ping, transactionRetries } from './db/knex';
-import { groupCommitSize } from './db/group-commit';
+import { databaseFailureOf, ping } from './db/knex';
 import { RETRY_AFTER_SECONDS, ServiceUnavailableError, domainErrorOf } from './errors';
 import { GatewayContext } from './graphql/context';
 import { credentialsPlugin } from './graphql/credentials-plugin';
@@ -147,8 +146,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const clock = deps.clock ?? systemClock;
   const services = createServices(db, config, clock, logger);
   const metrics = createMetrics(db, clock);
-  metrics.registry.registerMetric(transactionRetries);
-  metrics.registry.registerMetric(groupCommitSize);
   instrumentServices(services, metrics);
   const authenticator = new Authenticator(db, config.loginThrottle, clock, config.clientCacheMs, () =>
     metrics.loginsThrottled.inc(),
