@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-throttle';
 import {
   DEFAULT_CLIENT_CACHE_MS,
   DEFAULT_DB_LIMITS,
   DEFAULT_GRAPHQL_MAX_COST,
   DEFAULT_GRAPHQL_TIMEOUT_MS,
+  DEFAULT_LOGIN_THROTTLE,
   DbLimits,
+  LoginThrottleLimits,
   SQLITE_SYNCHRONOUS_MODES,
 } from './config/defaults';
 import { DEFAULT_HEAP_MODE, HEAP_MODES, HeapMode } from './lib/heap';

@@ -2,7 +2,7 @@
  * The configuration's own defaults and the shapes they fill: the bottom layer, importing nothing
  * of the gateway, so that loading the configuration loads neither knex nor GraphQL. The modules
  * that apply a setting (src/db, src/graphql/limits.ts, src/auth/authenticate.ts) take their
- * defaults from here. The README's configuration table lists the variables (docs/contract.md §8).
+ * defaults from here (src/auth/login-throttle.ts too). The README's configuration table lists the variables (docs/contract.md §8).
  */
 
 /**
@@ -78,6 +78,23 @@ export const DEFAULT_GRAPHQL_MAX_COST = 50_000;
 
 /** Default of `GRAPHQL_TIMEOUT_MS`: the deadline of one GraphQL request, from its arrival. */
 export const DEFAULT_GRAPHQL_TIMEOUT_MS = 5_000;
+
+/** Brute-force limits (AUTH_* variables); a maximum of 0 turns that counter off. */
+export interface LoginThrottleLimits {
+  /** Failed logins of one username per window before its attempts get 429 (AUTH_MAX_FAILURES). */
+  maxFailuresPerUsername: number;
+  /** Failed logins from one client address per window, any usernames (AUTH_MAX_FAILURES_PER_ADDRESS). */
+  maxFailuresPerAddress: number;
+  /** Window length in seconds (AUTH_WINDOW_SECONDS). */
+  windowSeconds: number;
+}
+
+/** Defaults of AUTH_MAX_FAILURES, AUTH_MAX_FAILURES_PER_ADDRESS and AUTH_WINDOW_SECONDS. */
+export const DEFAULT_LOGIN_THROTTLE: LoginThrottleLimits = {
+  maxFailuresPerUsername: 10,
+  maxFailuresPerAddress: 50,
+  windowSeconds: 300,
+};
 
 /** AUTH_CLIENT_CACHE_MS default: how long a client row read for one request serves the next ones. */
 export const DEFAULT_CLIENT_CACHE_MS = 1000;
