@@ -5,8 +5,6 @@ import { Knex } from 'knex';
 import { Registry } from 'prom-client';
 import { Authenticator } from './auth/authenticate';
 import { Config } from './config';
-import { transactionRetries } from './db/knex';
-import { groupCommitSize } from './db/group-commit';
 import { explorerRouter } from './graphql/explorer';
 import { SubscriptionServer } from './graphql/subscriptions';
 import { gatewaySchema } from './graphql/schema';
@@ -154,8 +152,6 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
 /** The metrics registry, with the database's process-wide metrics and the services instrumented. */
 function gatewayMetrics(db: Knex, clock: Clock, services: Services): GatewayMetrics {
   const metrics = createMetrics(db, clock);
-  metrics.registry.registerMetric(transactionRetries);
-  metrics.registry.registerMetric(groupCommitSize);
   instrumentServices(services, metrics);
   return metrics;
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knexFactory, { Knex } from 'knex';
-import { transactionRetries } from '../../src/db/knex';
+import { transactionRetries } from '../../src/metrics';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { DONOR, PLAN, R, grantedFrom, remainingOf, sharingDataset, sqsClient } from '../helpers/sharing';

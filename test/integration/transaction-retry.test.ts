@@ -5,8 +5,8 @@ import {
   transactionConflictOf,
   lockingTransaction,
   retryingTransaction,
-  transactionRetries,
 } from '../../src/db/knex';
+import { transactionRetries } from '../../src/metrics';
 import { runInRequestScope } from '../../src/lib/request-scope';
 import { TestDb, createTestDb } from '../helpers/db';
 
