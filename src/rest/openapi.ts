@@ -443,7 +443,7 @@ export function printOpenApi(): string {
 
 /** `GET /openapi.json`: the document, JSON whatever `accept` says (public; CONTRACT §2). */
 export function openApiHandler(): Middleware {
-  // Built on the first request, not at start-up (issue 16); the tests check every row's doc.
+  // Built on the first request, not at start-up (it costs start-up time); the tests check every row's doc.
   return (ctx) => {
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = printOpenApi();

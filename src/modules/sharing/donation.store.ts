@@ -8,7 +8,7 @@ const num = (v: unknown) => Number(v);
 
 /**
  * Of `msisdns`, those already counted among the distinct recipients of a plan in a period
- * (`plan_period_recipients`, issue 16): one primary-key lookup per listed MSISDN in one
+ * (`plan_period_recipients`, so its cost does not grow with the plan's history): one primary-key lookup per listed MSISDN in one
  * statement, whatever the period's history.
  */
 export async function recipientsAlreadyInPeriod(
