@@ -24,7 +24,8 @@ export const XML_PROLOGUE = '<?xml version="1.0" encoding="UTF-8"?><response>';
  * A string as the text of an element, exactly as {@link toXml} writes it: characters XML 1.0
  * forbids become U+FFFD, then `&`, `>`, `<`, `'` and `"` become `&amp;`, `&gt;`, `&lt;`,
  * `&apos;` and `&quot;` (the XMLBuilder's entity table, in its order). For writers that stream
- * a fixed shape without building the object tree (the full location list, where building the tree would cost more than the answer).
+ * a fixed shape without building the object tree (the full location list, where the tree would
+ * cost more than the answer itself).
  */
 export function xmlText(s: string): string {
   if (!SPECIAL.test(s)) return s;

@@ -3,7 +3,7 @@ import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { QuotaType } from './sharing.enums';
 
 /**
- * Typed inputs of the quota-sharing writes (CONTRACT §7: typed inputs, no JSON objects). The donation inputs are
+ * Typed inputs of the quota-sharing writes (CONTRACT §7). The donation inputs are
  * typed by scalars and enums, coerced before any resolver (MSISDN, SafeInt, Int, QuotaType), and
  * non-null where both donation forms need the field; what one form needs (donorId, quotaType and
  * recipients with recipients, groupId otherwise) and the ranges stay the service's rules. The
