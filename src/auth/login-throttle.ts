@@ -33,7 +33,7 @@ interface Keys {
 }
 
 /**
- * Brute-force throttling of logins (issue 13 part 5), with its counters in the database so that
+ * Brute-force throttling of logins (HTTP 429 with `retry-after`), with its counters in the database so that
  * every instance shares them. Each attempt that is about to verify a password is counted first,
  * against the username and against the client address, in fixed windows of `windowSeconds`;
  * when either count passes its maximum the attempt is refused with 429 before any scrypt runs,
