@@ -4,7 +4,7 @@ import { assertTenantHeader } from '../auth/tenant';
 import { ForbiddenError } from '../errors';
 import { GatewayContext } from './context';
 
-/** `www-authenticate` challenge sent with every 401 (CONTRACT §2). */
+/** `www-authenticate` challenge sent with every 401 (docs/contract.md §2). */
 export const BASIC_CHALLENGE = 'Basic realm="subscriber-gateway"';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
@@ -41,7 +41,7 @@ function httpError(
 }
 
 /**
- * Credentials and tenant rule for `/graphql` (CONTRACT §2): every operation needs valid Basic
+ * Credentials and tenant rule for `/graphql` (docs/contract.md §2): every operation needs valid Basic
  * credentials (401 with `www-authenticate` otherwise), except pure schema introspection
  * without credentials while the sandbox is enabled; a `tenant` header, when sent, must name
  * the client's tenant (403; the rule itself is src/auth/tenant.ts, shared with the REST rows and

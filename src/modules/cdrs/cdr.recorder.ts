@@ -154,7 +154,7 @@ export interface ChargingCdr {
 }
 
 /**
- * Writes CDRs (issue 12 part 5) inside the transaction of the change they record, so a change
+ * Writes CDRs (CONTRACT §8) inside the transaction of the change they record, so a change
  * rolled back leaves none. One call per recorded step; the fields are those of `LAYOUTS` (cdr.layouts.ts).
  */
 export class CdrRecorder {
