@@ -94,7 +94,7 @@ describeBrowser('captive portal in chromium', () => {
     expect(issued.status).toBe(201);
     token = issued.json().access_token as string;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
-    context = await browser.newContext({ locale: 'en-US', viewport: { width: 720, height: 900 } });
+    context = await browser.newContext({ locale: 'en-US', viewport: { width: 720, height: 640 } });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -135,8 +135,9 @@ describeBrowser('captive portal in chromium', () => {
     expect(await planCount()).toBe(1);
     expect(await page.textContent('#balance')).toBe('€5.01');
     expect(await page.textContent('#plans')).toContain('1 GB left of 1 GB');
-    await page.screenshot({ path: path.join(SHOTS, 'portal.png') });
-    if (process.env.PORTAL_SCREENSHOT) await page.screenshot({ path: process.env.PORTAL_SCREENSHOT });
+    await page.screenshot({ path: path.join(SHOTS, 'portal.png'), fullPage: true });
+    if (process.env.PORTAL_SCREENSHOT)
+      await page.screenshot({ path: process.env.PORTAL_SCREENSHOT, fullPage: true });
 
     // An offer above the balance: a message, nothing charged, no plan.
     await page.locator('#offers .offer', { hasText: 'Roam 100 min' }).locator('button.buy').click();
