@@ -43,6 +43,7 @@ const EN = {
   'error.INSUFFICIENT_FUNDS': 'Your balance is too low for this plan. Nothing was charged.',
   'error.SUBSCRIBER_INACTIVE': 'Your line is not active, so plans cannot be bought. Nothing was charged.',
   'error.OFFER_WITHDRAWN': 'This plan is no longer on offer. Nothing was charged.',
+  'error.PLAN_LIMIT_REACHED': 'You already hold as many plans as your line allows. Nothing was charged.',
   'error.IDEMPOTENCY_KEY_REUSED': 'This purchase could not be completed. Please try again.',
   'error.IDEMPOTENCY_KEY_IN_USE': 'This purchase is still being processed. Please wait a moment.',
   'error.INVALID': 'This purchase could not be made. Nothing was charged.',
@@ -89,6 +90,7 @@ const ES: MessageTable = {
   'error.SUBSCRIBER_INACTIVE':
     'Tu línea no está activa, así que no puedes comprar planes. No se ha cobrado nada.',
   'error.OFFER_WITHDRAWN': 'Este plan ya no está disponible. No se ha cobrado nada.',
+  'error.PLAN_LIMIT_REACHED': 'Ya tienes tantos planes como permite tu línea. No se ha cobrado nada.',
   'error.IDEMPOTENCY_KEY_REUSED': 'No se pudo completar esta compra. Inténtalo de nuevo.',
   'error.IDEMPOTENCY_KEY_IN_USE': 'Esta compra todavía se está procesando. Espera un momento.',
   'error.INVALID': 'No se pudo realizar esta compra. No se ha cobrado nada.',
@@ -130,6 +132,7 @@ const PT: MessageTable = {
   'error.SUBSCRIBER_INACTIVE':
     'A sua linha não está ativa, por isso não pode comprar planos. Nada foi cobrado.',
   'error.OFFER_WITHDRAWN': 'Este plano já não está disponível. Nada foi cobrado.',
+  'error.PLAN_LIMIT_REACHED': 'Já tem tantos planos quantos a sua linha permite. Nada foi cobrado.',
   'error.IDEMPOTENCY_KEY_REUSED': 'Não foi possível concluir esta compra. Tente novamente.',
   'error.IDEMPOTENCY_KEY_IN_USE': 'Esta compra ainda está a ser processada. Aguarde um momento.',
   'error.INVALID': 'Não foi possível efetuar esta compra. Nada foi cobrado.',

@@ -24,6 +24,7 @@ describe('portal languages', () => {
       'INSUFFICIENT_FUNDS',
       'SUBSCRIBER_INACTIVE',
       'OFFER_WITHDRAWN',
+      'PLAN_LIMIT_REACHED',
       'IDEMPOTENCY_KEY_REUSED',
       'IDEMPOTENCY_KEY_IN_USE',
       'INVALID',
