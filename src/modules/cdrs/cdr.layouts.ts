@@ -10,7 +10,7 @@
 /** The four kinds of CDR, as the `type` column, the CLI `--type` and the GraphQL `CdrType` name them. */
 export type CdrKind = 'donation' | 'group' | 'recurringDonation' | 'charging';
 
-/** Every {@link CdrKind}, in the order the README documents them. */
+/** Every {@link CdrKind}, in the order docs/events.md documents them. */
 export const CDR_KINDS: readonly CdrKind[] = ['donation', 'group', 'recurringDonation', 'charging'];
 
 /** Service IDs: published 96 (donation), 98 (group), 99 (recurring donation); 200 is the gateway's charging CDR. */
