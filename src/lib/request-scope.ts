@@ -23,7 +23,8 @@ export interface RequestScope {
   /** Arrival time, ms on the `performance.now()` clock. */
   arrivalMs: number;
   /**
-   * Time by which every database statement of the request must have finished, same clock;
+   * The request's one deadline: time by which every wait of the request (database statements,
+   * pool and bulkhead waits, checks between steps) must have ended, same clock;
    * Infinity while no deadline is set (a scope opened for its log fields only).
    */
   deadlineMs: number;
