@@ -3,8 +3,9 @@ import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_CLIENT_CACHE_MS } from '../config/defaults';
 import { databaseFailureOf } from '../db/knex';
-import { ServiceUnavailableError, TooManyRequestsError, isDeadlineStop } from '../errors';
+import { ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { Clock } from '../lib/clock';
+import { isDeadlineExceeded } from '../lib/request-scope';
 import { parseBasic } from './basic';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
 import { LoginFailureCount } from './login-failure.store';
@@ -35,8 +36,8 @@ interface ClientRead {
  * counters of the username and the address) is read from the database at most once per
  * `clientCacheMs` (AUTH_CLIENT_CACHE_MS, default 1 s; 0 reads it on every request) per username
  * and address, on each instance: disabling a client, changing its password or permissions, or
- * a lockout counted by another instance takes effect on every instance within that bound
- * (issue 16). A failed or throttled attempt on this instance drops the cached reads of its
+ * a lockout counted by another instance takes effect on every instance within that bound.
+ * A failed or throttled attempt on this instance drops the cached reads of its
  * username and address at once, so a lockout counted here applies to the next request. Concurrent
  * checks of the same credentials share one scrypt computation (a burst right after a restart
  * costs one verification per credential, not one per request).
@@ -162,7 +163,7 @@ export class Authenticator {
     } catch (err) {
       if (err instanceof TooManyRequestsError) this.onThrottled?.();
       const failure = databaseFailureOf(err);
-      if (failure) throw new ServiceUnavailableError(isDeadlineStop(err) ? 'deadline' : failure);
+      if (failure) throw new ServiceUnavailableError(isDeadlineExceeded(err) ? 'deadline' : failure);
       throw err;
     }
   }

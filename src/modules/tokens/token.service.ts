@@ -60,9 +60,9 @@ export class TokenService {
    * (src/rest/token-input.ts). The token row is durable when this resolves; on SQLite it shares a
    * COMMIT with the writes of the same event-loop turn ({@link groupedWrite}): one fsync for many tokens.
    * @throws BadUserInputError on `grantType` when it is not `client_credentials`, on `clientId`
-   *   when it is not an MSISDN; a database error or DatabaseTimeoutError when the row could not
-   *   be written in time (the REST layer's 503: a retry issues a new token, and a row written
-   *   without an answer is a token nobody holds).
+   *   when it is not an MSISDN; a database error, DatabaseTimeoutError or DeadlineExceededError
+   *   when the row could not be written in time (the REST layer's 503: a retry issues a new
+   *   token, and a row written without an answer is a token nobody holds).
    */
   async issue(caller: TokenCaller, grantType: string, clientId: string): Promise<IssuedToken> {
     if (grantType !== CLIENT_CREDENTIALS)
@@ -113,7 +113,7 @@ export class TokenService {
    * token succeeds). Returns `true` always, once the revocation is durable (on SQLite sharing a
    * COMMIT, see {@link issue}).
    * @throws BadUserInputError on `token` for an empty token; a database error or
-   *   DatabaseTimeoutError (503; revoking again is safe).
+   *   DatabaseTimeoutError or DeadlineExceededError (503; revoking again is safe).
    */
   async revoke(caller: TokenCaller, token: string): Promise<true> {
     if (token === '') throw emptyToken();
