@@ -1,10 +1,11 @@
 /**
  * CDR layouts (issue 12 part 5): the field order, names and codes of the source product's
  * published SQS CDRs (SQS docs 1.1.0/1.2.0 "SQS donation CDR", "SQS groups CDR", "SQS recurring
- * donation CDR" — the layouts with the tenant ID field) and the gateway's own charging CDR.
- * Every layout starts with the same eight fields (record id, service ID, transaction type,
- * tenant ID, CDR generation date `DD/MM/YYYY`, CDR generation time `hh:mm:ss`, both UTC, actor,
- * actor cause); the rest is per type and stored as JSON (see {@link CdrFields}).
+ * donation CDR" — the layouts with the tenant ID field), of the published token web service CDR,
+ * and the gateway's own charging CDR. Every layout but the token one starts with the same eight
+ * fields (record id, service ID, transaction type, tenant ID, CDR generation date `DD/MM/YYYY`,
+ * CDR generation time `hh:mm:ss`, both UTC, actor, actor cause); the rest is per type and stored
+ * as JSON (see {@link CdrFields}).
  */
 
 /** The five kinds of CDR, as the `type` column, the CLI `--type` and the GraphQL `CdrType` name them. */
