@@ -1,4 +1,4 @@
-import { MAINTENANCE_DB_LIMITS, knexConfig } from './src/db/knex';
+import { MAINTENANCE_DB_LIMITS, knexConfig } from './src/db/connection';
 import { migrationSource } from './src/db/migrations';
 
 /**

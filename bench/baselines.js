@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /*
- * The servers the gateway's REST rows are compared with (issue 16), never part of src/:
+ * The servers the gateway's REST rows are compared with, never part of src/:
  *
  * - `bare`: a Koa handler (router + JSON body parser) that does what the REST rows do without
  *   GraphQL: the project's Authenticator (same client read, same cached scrypt check), the
@@ -71,7 +71,7 @@ function bareRoutes(router, { config, authenticator, services }) {
     runInRequestScope(config.ratingTimeoutMs, async () => {
       const client = await callerWith(ctx, 'CRS_RATING');
       if (!client) return;
-      // As the REST row: the edge reads the body into the typed request or a refusal (issue 29).
+      // As the REST row: the edge reads the body into the typed request or a refusal.
       const caller = { tenantId: client.tenantId };
       const reading = dist('rest/rating-input').readRatingBody(ctx.request.body);
       const r = reading.ok

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 /*
- * GraphQL limits (issue 10 item 1): 10,000 locations with 2 rates, 10 location infos and
+ * GraphQL limits: 10,000 locations with 2 rates, 10 location infos and
  * 1 profile each in a SQLite database (bench/data.js, cached in bench/.data/), the built service
- * in a child process (bench/harness.js),
- * sends the issue's item-1 query, the same query one level shallower and the heaviest allowed
- * operations, polling /healthz meanwhile, and reads the server's peak RSS (VmHWM) after each.
+ * in a child process (bench/harness.js), sends the deep location query (a location list with
+ * every child), the same query one level shallower and the heaviest allowed operations, polling /healthz meanwhile, and reads the server's peak RSS (VmHWM) after each.
  * Run: npm run build && node bench/graphql-limits.js [locations=10000] [infosPerLocation=10]
  * The location child lists are read through the unpaged `rateList`/`infoList`/`profileList`
- * (issue 29 made `rates`/`infos`/`profiles` connections), so the costs and figures stay comparable.
+ * (`rates`/`infos`/`profiles` are now connections), so the costs and figures stay comparable.
  */
 'use strict';
 const { performance } = require('node:perf_hooks');

@@ -376,7 +376,7 @@ async function comparePairs(
       results: runs[i],
     };
   });
-  // How much faster the first target is than each (the form of issue 16's targets).
+  // How much faster the first target is than each (the form of the bench targets, bench/README.md).
   for (const r of rows) r.ratio = rows[0].reqs / r.reqs;
   printTable(
     `${title} — ${rounds} alternating round(s) of ${seconds} s, ${connections} connections, medians`,

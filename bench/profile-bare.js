@@ -1,5 +1,5 @@
 /*
- * Bare Koa stand-in for the REST hot path (issue 16): the project's Authenticator and token
+ * Bare Koa stand-in for the REST hot path: the project's Authenticator and token
  * store, the same SQL, JSON out, no GraphQL, no router, no middleware stack. The floor the REST
  * row is compared against. Needs `npm run build`. Env: DATABASE_URL, PORT, DIST (build folder,
  * default `dist`).

@@ -1,5 +1,5 @@
 /*
- * Issue 16 hot-path measurement: token introspection through the REST row, through Apollo
+ * Hot-path measurement: token introspection through the REST row, through Apollo
  * `/graphql`, through a bare Koa handler (bench/profile-bare.js: no router, no body parser
  * middleware) and (`benchBare`) through the bench's own bare handler (bench/baselines.js),
  * alternating rounds, medians. Every server runs under `npm start`'s node flags, the baselines

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /*
- * `npm run bench` (issue 16 "Speed"): builds nothing itself (the npm script builds first),
+ * `npm run bench`: builds nothing itself (the npm script builds first),
  * prepares the data on SQLite and MariaDB (bench/data.js), runs the scenarios of
  * bench/scenarios.js on each, prints one table per scenario and which targets hold.
  * Exit code 1 when any request failed, any body was wrong or an update was lost; a target not

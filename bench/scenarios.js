@@ -1,5 +1,5 @@
 /*
- * The scenarios of `npm run bench` (issue 16 "Speed"), each `run({ backend, url, s, verdicts })`
+ * The scenarios of `npm run bench`, each `run({ backend, url, s, verdicts })`
  * on one prepared database. Pairs go through harness.comparePairs; targets are reported through
  * verdicts.target (never fatal), wrong answers and lost updates through verdicts.fail (fatal).
  */
@@ -42,9 +42,9 @@ const pairOptions = (s, verdicts, rounds, extra = {}) => ({
 const allResults = (rows) => rows.flatMap((r) => [r.warmup, ...r.results].filter(Boolean));
 
 /**
- * Rate-limited runs at half of `peak` req/s (issue 16: p99 ≤ 10 ms at half of peak, SQLite),
+ * Rate-limited runs at half of `peak` req/s (target: p99 ≤ 10 ms at half of peak, SQLite),
  * paced evenly, 3 of them (BENCH_ROUNDS when set), judged like the other targets by the median
- * over runs (the issue's "rounds of 10 s, medians"): in one 10 s run, 1 % of the requests is what
+ * over runs (rounds of 10 s, medians): in one 10 s run, 1 % of the requests is what
  * arrives in 0.1 s, so a single stall of the machine that long decides that run's p99 alone.
  * Prints one row per run and the median; returns the load results.
  */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Foundation tables (issue 2): tenants, API clients, captive-portal tokens, subscribers.
+ * Foundation tables (CONTRACT §2-§3): tenants, API clients, captive-portal tokens, subscribers.
  * Money columns are BIGINT micro-units (see src/lib/money.ts); times are epoch milliseconds
  * unless the column name says seconds.
  */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * PCRF location tables (issue 5, CONTRACT §6): locations with their rates, infos and profiles,
+ * PCRF location tables (CONTRACT §6): locations with their rates, infos and profiles,
  * and location info types. All tenant-scoped; names unique per tenant (locations, infos, info
  * types) or per location (rates, profiles). Children go with their location.
  */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Charging tables (issue 3, CONTRACT §4): the rating catalogue and the charge ledger.
+ * Charging tables (CONTRACT §4): the rating catalogue and the charge ledger.
  * Wildcard lookup keys are stored as `*` so the unique key covers them. Amounts are BIGINT
  * micro-units. A ledger row records every decided rating/refund outcome once per
  * (tenant, kind, operationId): the unique key is what makes charging exactly-once.

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Quota-sharing tables (issue 4, CONTRACT §5). Quotas and amounts are integers in the plan's
+ * Quota-sharing tables (CONTRACT §5). Quotas and amounts are integers in the plan's
  * unit (bytes, seconds or credit minor units). `period` counts plan renewals: donations and
  * allowances belong to the period they were made in.
  */

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Idempotency keys (issue 10, CONTRACT §5 "Idempotency-Key"): one row per (tenant, key). A
+ * Idempotency keys (CONTRACT §5 "Idempotency-Key"): one row per (tenant, key). A
  * request claims its key with a `pending` row in a statement of its own; the effect's own
  * transaction turns it `completed` with the result, so a committed effect always has its record.
  * `owner` names the attempt holding the row (a compare-and-swap token for takeovers);

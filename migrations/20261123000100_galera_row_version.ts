@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Issue 14 (Galera): `row_version` on rows that transactions lock without otherwise writing.
+ * Galera clusters: `row_version` on rows that transactions lock without otherwise writing.
  * On a Galera cluster `SELECT … FOR UPDATE` locks only on the node that runs it, and
  * certification compares only the rows a transaction writes; a transaction that must exclude
  * others on the same row (a member addition checking the group's size) bumps this column

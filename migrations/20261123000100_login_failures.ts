@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Failed-login counters (issue 13 part 5, brute-force throttling): one row per throttle key,
+ * Failed-login counters (brute-force throttling, HTTP 429): one row per throttle key,
  * `user:<username>` or `address:<client address>`, shared by every instance on the database.
  * `failures` counts the attempts of the window that began at `window_start` (epoch
  * milliseconds); a window older than AUTH_WINDOW_SECONDS starts over at the next failure.

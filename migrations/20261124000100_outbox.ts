@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * The transactional outbox (issue 12 part 1): one row per event, written in the same transaction
+ * The transactional outbox (README "Events"): one row per event, written in the same transaction
  * as the change it describes, so that nothing is published that was not committed.
  *
  * - `seq`: insertion order. Changes to one subject (a subscriber's balance, a plan's quota, a
@@ -31,7 +31,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['published_at', 'seq']);
     t.index(['tenant_id', 'seq']);
   });
-  // The relay lease (issue 12 part 2): one row; the instance named in `holder` relays until
+  // The relay lease: one row; the instance named in `holder` relays until
   // `expires_at` (epoch ms) and renews it before every batch, so one relay at a time publishes
   // and order per subject holds across instances.
   await knex.schema.createTable('outbox_relay_lease', (t) => {

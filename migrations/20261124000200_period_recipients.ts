@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Issue 16 (donations): the distinct recipients of a subscriber plan in its current period, kept
+ * Donation speed: the distinct recipients of a subscriber plan in its current period, kept
  * so that the CONTRACT §5 `maxRecipients` check and the `MAX_PLANS_PER_SUBSCRIBER` check no
  * longer read the period's allowance rows (which grow with every donation).
  *

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Plan-renewal events already applied (issue 12 part 3): one row per event id consumed from the
+ * Plan-renewal events already applied (README "Plan-renewal events"): one row per event id consumed from the
  * renewal queue, inserted in the same transaction as the renewal it caused. The primary key is
  * what makes a renewal happen exactly once per event id: a redelivered event (or the same event
  * taken by a second gateway) fails to insert its row and is acknowledged without renewing.

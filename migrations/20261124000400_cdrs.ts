@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Charging data records (issue 12 part 5, CDRs): one row per donation step, group or member
+ * Charging data records (CDRs, CONTRACT §8): one row per donation step, group or member
  * change, recurring donation change (the SQS CDRs with service IDs 96, 98, 99) and rating or
  * refund outcome (the gateway's charging CDR, service ID 200). Written in the transaction of the
  * change they record. `id` orders the rows of one change (a donation's steps) and is the export

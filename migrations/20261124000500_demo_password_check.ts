@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Issue 16 (start-up time): `api_clients.demo_password_check`, the fingerprint a production
+ * Start-up time: `api_clients.demo_password_check`, the fingerprint a production
  * start records once it has found a client's stored password hash not to be a published demo
  * password (see demoPasswordCheckOf in src/server.ts), so that later starts run scrypt only for
  * clients whose hash changed since. NULL: not checked yet.

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Issue 29 (donations as a Relay connection): a donor's donations are read a page at a time in
+ * Donations as a Relay connection (CONTRACT §7): a donor's donations are read a page at a time in
  * list order, newest first, ties by id (`created_at DESC, id DESC`), past a cursor's
  * `(created_at, id)`. The index on (tenant, donor, created_at, id) serves each page as one range
  * read in index order, whatever the donor's history, with no sort of its donations. It replaces

@@ -1,5 +1,5 @@
 /*
- * Build step after `tsc` (issue 16, start-up time): bundles the compiled server
+ * Build step after `tsc` (start-up time): bundles the compiled server
  * (dist/src/server.js and every module it loads) into dist/gateway.js with esbuild, which
  * src/main.ts runs compiled from V8's code cache, then starts it once on a scratch SQLite file
  * so that the cache (dist/gateway.js.<hash>.cache) is there before the first real start.
@@ -47,7 +47,7 @@ async function bundle() {
     target: 'node20',
     format: 'cjs',
     // No keepNames: it wraps every function, per-request closures included, in a name-setting
-    // call, which cost about 20 % of REST throughput (issue 16). Names esbuild renames (on a
+    // call, which cost about 20 % of REST throughput. Names esbuild renames (on a
     // collision) would change type-graphql's default GraphQL type names; every type of ours is
     // named explicitly, and test/e2e/bundle.test.ts checks the bundled server's schema is the
     // source's.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Galera cluster suite (issue 14): starts the three-node cluster with HAProxy
+# The Galera cluster suite: starts the three-node cluster with HAProxy
 # (scripts/galera-cluster.sh), runs test/cluster/ against it, and stops it again.
 # Exit status: 0 when the suite passed, 1 when it failed, 3 when the cluster could not start
 # (the reason is printed; nothing was tested). Set GALERA_KEEP=1 to leave the cluster running.

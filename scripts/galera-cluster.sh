@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway three-node MariaDB Galera cluster on loopback with HAProxy in front (issue 14), for
+# A throwaway three-node MariaDB Galera cluster on loopback with HAProxy in front, for
 # the cluster tests (test/cluster/) and for trying the gateway on a cluster by hand. It never
 # touches the machine's own MariaDB (port 3306, /var/lib/mysql): every node has its own data
 # directory, socket and ports under $GALERA_DIR.

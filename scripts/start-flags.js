@@ -1,6 +1,6 @@
 /*
  * The node flags of package.json's `start` script (`exec node <flags> dist/src/main.js`): what
- * `npm start` gives the gateway (issue 16: `--max-semi-space-size`, see src/lib/heap.ts). The
+ * `npm start` gives the gateway (`--max-semi-space-size`, see src/lib/heap.ts). The
  * build primes V8's code cache under them (scripts/bundle.js) and the bench starts the gateway
  * and its baselines with them (bench/harness.js), so both see the process operators run.
  */

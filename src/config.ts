@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from './auth/login-throttle';
-import { DEFAULT_CLIENT_CACHE_MS } from './auth/authenticate';
-import { DbLimits, SQLITE_SYNCHRONOUS_MODES } from './db/knex';
-import { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from './graphql/limits';
+import {
+  DEFAULT_CLIENT_CACHE_MS,
+  DEFAULT_DB_LIMITS,
+  DEFAULT_GRAPHQL_MAX_COST,
+  DEFAULT_GRAPHQL_TIMEOUT_MS,
+  DEFAULT_LOGIN_THROTTLE,
+  DbLimits,
+  LoginThrottleLimits,
+  SQLITE_SYNCHRONOUS_MODES,
+} from './config/defaults';
 import { DEFAULT_HEAP_MODE, HEAP_MODES, HeapMode } from './lib/heap';
 
 /**
- * The service configuration, read once from the environment (CONTRACT §8).
+ * The service configuration, read once from the environment (docs/contract.md §8).
  * Every value is validated; an invalid one stops start-up with a message naming the variable.
  */
 export interface Config {
@@ -56,28 +62,28 @@ export interface Config {
   requestTimeoutMs: number;
   /** Bounds on every database wait (DB_* variables). */
   db: DbLimits;
-  /** Brute-force throttling of failed logins (AUTH_* variables; issue 13 part 5). */
+  /** Brute-force throttling of failed logins (AUTH_* variables). */
   loginThrottle: LoginThrottleLimits;
   /**
    * How stale an API client row (and its failed-login counters) may be when it authenticates a
-   * request, ms (AUTH_CLIENT_CACHE_MS, default 1000; 0 reads it on every request; issue 16).
+   * request, ms (AUTH_CLIENT_CACHE_MS, default 1000; 0 reads it on every request).
    */
   clientCacheMs: number;
-  /** How V8 sizes the heap (HEAP_MODE, default `balanced`; see src/lib/heap.ts; issue 16). */
+  /** How V8 sizes the heap (HEAP_MODE, default `balanced`; see src/lib/heap.ts). */
   heapMode: HeapMode;
-  /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables; issue 12 part 2). */
+  /** The outbox relay to RabbitMQ (AMQP_* and OUTBOX_* variables). */
   events: EventsConfig;
-  /** The plan-renewal consumer (issue 12 part 3), on the broker and exchange of `events`. */
+  /** The plan-renewal consumer, on the broker and exchange of `events`. */
   renewals: RenewalsConfig;
   /**
    * How often the GraphQL subscription feed reads new outbox events while at least one
-   * subscription is open, ms (`SUBSCRIPTION_POLL_MS`, default 200; issue 12 part 6).
+   * subscription is open, ms (`SUBSCRIPTION_POLL_MS`, default 200).
    */
   subscriptionPollMs: number;
 }
 
 /**
- * The outbox relay (issue 12 part 2; README "Events"). Without `amqpUrl` the outbox is still
+ * The outbox relay (README "Events"). Without `amqpUrl` the outbox is still
  * written and readable, and nothing is published.
  */
 export interface EventsConfig {
@@ -91,7 +97,7 @@ export interface EventsConfig {
   pollIntervalMs: number;
 }
 
-/** The plan-renewal consumer (AMQP_RENEWAL_* variables; issue 12 part 3; README "Plan-renewal events"); it runs when `events.amqpUrl` is set. */
+/** The plan-renewal consumer (AMQP_RENEWAL_* variables; README "Plan-renewal events"); it runs when `events.amqpUrl` is set. */
 export interface RenewalsConfig {
   /** The durable plan-renewal queue (`AMQP_RENEWAL_QUEUE`, default `subscriber-gateway.plan-renewals`), bound to `events.exchange`; its dead-letter queue is `<queue>.dead`. */
   queue: string;
@@ -172,17 +178,17 @@ const schema = z.object({
   DEMO_DATA: bool.optional(),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(5000),
-  DB_POOL_MAX: int(1, 1000).default(10),
-  DB_ACQUIRE_TIMEOUT_MS: int(1, 600_000).default(1000),
-  DB_CONNECT_TIMEOUT_MS: int(1, 600_000).default(1000),
-  DB_STATEMENT_TIMEOUT_MS: int(1, 600_000).default(2000),
-  DB_LOCK_WAIT_TIMEOUT_SECONDS: int(1, 3600).default(1),
-  SQLITE_BUSY_TIMEOUT_MS: int(0, 60_000).default(200),
-  SQLITE_WAL_AUTOCHECKPOINT_PAGES: int(1, 1_000_000).default(100),
+  DB_POOL_MAX: int(1, 1000).default(DEFAULT_DB_LIMITS.poolMax),
+  DB_ACQUIRE_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_DB_LIMITS.acquireTimeoutMs),
+  DB_CONNECT_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_DB_LIMITS.connectTimeoutMs),
+  DB_STATEMENT_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_DB_LIMITS.statementTimeoutMs),
+  DB_LOCK_WAIT_TIMEOUT_SECONDS: int(1, 3600).default(DEFAULT_DB_LIMITS.lockWaitTimeoutSeconds),
+  SQLITE_BUSY_TIMEOUT_MS: int(0, 60_000).default(DEFAULT_DB_LIMITS.sqliteBusyTimeoutMs),
+  SQLITE_WAL_AUTOCHECKPOINT_PAGES: int(1, 1_000_000).default(DEFAULT_DB_LIMITS.sqliteWalAutocheckpointPages),
   SQLITE_SYNCHRONOUS: z
     .enum(SQLITE_SYNCHRONOUS_MODES, { error: `must be one of ${SQLITE_SYNCHRONOUS_MODES.join(', ')}` })
-    .default('full'),
-  SQLITE_GROUP_COMMIT: bool.default(true),
+    .default(DEFAULT_DB_LIMITS.sqliteSynchronous),
+  SQLITE_GROUP_COMMIT: bool.default(DEFAULT_DB_LIMITS.sqliteGroupCommit),
   GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
   GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
@@ -208,26 +214,18 @@ const schema = z.object({
   SUBSCRIPTION_POLL_MS: int(10, 60_000).default(200),
 });
 
+/** The environment as the schema parsed it. */
+type Env = z.infer<typeof schema>;
+
 /**
- * Builds the typed configuration from an environment map (CONTRACT §8).
+ * Builds the typed configuration from an environment map (docs/contract.md §8).
  * Empty strings count as unset, so `PORT=` falls back to the default.
  * @throws ConfigError naming each invalid variable and why.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(env);
   const production = e.NODE_ENV === 'production';
-  if (e.GRAPHQL_SANDBOX === false && e.GRAPHQL_EXPLORER !== undefined && e.GRAPHQL_EXPLORER !== 'off')
-    throw new ConfigError(
-      `invalid configuration:\n  GRAPHQL_EXPLORER: ${e.GRAPHQL_EXPLORER} contradicts GRAPHQL_SANDBOX=false (unset one of them)`,
-    );
-  const graphqlExplorer: ExplorerMode =
-    e.GRAPHQL_EXPLORER ?? ((e.GRAPHQL_SANDBOX ?? !production) ? 'auto' : 'off');
+  const graphqlExplorer = explorerModeOf(e, production);
   return {
     databaseUrl: e.DATABASE_URL,
     port: e.PORT,
@@ -246,17 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoData: e.DEMO_DATA ?? !production,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
-    db: {
-      poolMax: e.DB_POOL_MAX,
-      acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
-      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
-      lockWaitTimeoutSeconds: e.DB_LOCK_WAIT_TIMEOUT_SECONDS,
-      sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
-      sqliteWalAutocheckpointPages: e.SQLITE_WAL_AUTOCHECKPOINT_PAGES,
-      sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
-      sqliteGroupCommit: e.SQLITE_GROUP_COMMIT,
-    },
+    db: dbLimitsOf(e),
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     loginThrottle: {
@@ -266,17 +254,64 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     clientCacheMs: e.AUTH_CLIENT_CACHE_MS,
     heapMode: e.HEAP_MODE,
-    events: {
-      amqpUrl: e.AMQP_URL ?? null,
-      exchange: e.AMQP_EXCHANGE,
-      timeoutMs: e.AMQP_TIMEOUT_MS,
-      pollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
-    },
+    events: eventsOf(e),
     renewals: {
       queue: e.AMQP_RENEWAL_QUEUE,
       prefetch: e.AMQP_RENEWAL_PREFETCH,
       testAckDelayMs: e.TEST_RENEWAL_ACK_DELAY_MS,
     },
     subscriptionPollMs: e.SUBSCRIPTION_POLL_MS,
+  };
+}
+
+/**
+ * Validates `env` against the schema; empty strings count as unset.
+ * @throws ConfigError listing every invalid variable with its reason.
+ */
+function parseEnvironment(env: NodeJS.ProcessEnv): Env {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The explorer mode: `GRAPHQL_EXPLORER` when set, else `auto` unless `GRAPHQL_SANDBOX=false` or
+ * (without `GRAPHQL_SANDBOX=true`) in production.
+ * @throws ConfigError when `GRAPHQL_EXPLORER` names an explorer and `GRAPHQL_SANDBOX=false`.
+ */
+function explorerModeOf(e: Env, production: boolean): ExplorerMode {
+  if (e.GRAPHQL_SANDBOX === false && e.GRAPHQL_EXPLORER !== undefined && e.GRAPHQL_EXPLORER !== 'off')
+    throw new ConfigError(
+      `invalid configuration:\n  GRAPHQL_EXPLORER: ${e.GRAPHQL_EXPLORER} contradicts GRAPHQL_SANDBOX=false (unset one of them)`,
+    );
+  return e.GRAPHQL_EXPLORER ?? ((e.GRAPHQL_SANDBOX ?? !production) ? 'auto' : 'off');
+}
+
+/** The DB_* and SQLITE_* variables as {@link DbLimits}. */
+function dbLimitsOf(e: Env): DbLimits {
+  return {
+    poolMax: e.DB_POOL_MAX,
+    acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+    connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    lockWaitTimeoutSeconds: e.DB_LOCK_WAIT_TIMEOUT_SECONDS,
+    sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
+    sqliteWalAutocheckpointPages: e.SQLITE_WAL_AUTOCHECKPOINT_PAGES,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    sqliteGroupCommit: e.SQLITE_GROUP_COMMIT,
+  };
+}
+
+/** The AMQP_* and OUTBOX_* variables of the outbox relay as {@link EventsConfig}. */
+function eventsOf(e: Env): EventsConfig {
+  return {
+    amqpUrl: e.AMQP_URL ?? null,
+    exchange: e.AMQP_EXCHANGE,
+    timeoutMs: e.AMQP_TIMEOUT_MS,
+    pollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
   };
 }

@@ -64,7 +64,7 @@ export class BadUserInputError extends DomainError {
 /**
  * A request whose shape is wrong before any of its values is judged: a body field of the wrong
  * JSON type, a required header missing, a query parameter given twice. The legacy quota-sharing
- * paths answer it 400 where a value that breaks a rule is 412 (spec 4.8, CONTRACT §1).
+ * paths answer it 400 where a value that breaks a rule is 412 (CONTRACT §1, §5).
  */
 export class RequestShapeError extends BadUserInputError {}
 
@@ -89,7 +89,7 @@ export class ConflictError extends DomainError {
 
 /**
  * A request that passed validation but cannot be carried out (HTTP 422), e.g. a quota-sharing
- * refusal with its `errorCode` (spec 4.8, 7.2).
+ * refusal with its `errorCode` (CONTRACT §5).
  */
 export class UnprocessableError extends DomainError {
   constructor(message: string, facts: Record<string, unknown> = {}) {
@@ -198,7 +198,7 @@ export class ServiceUnavailableError extends DomainError {
 
 /**
  * Too many failed logins for the username or the client address within AUTH_WINDOW_SECONDS
- * (issue 13 part 5): HTTP 429 with `retry-after` (whole seconds until the window ends), on every
+ * (login throttling): HTTP 429 with `retry-after` (whole seconds until the window ends), on every
  * path and on GraphQL (`extensions.code` TOO_MANY_REQUESTS, `extensions.retryAfter`). The
  * credentials were not checked.
  */

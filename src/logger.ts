@@ -6,7 +6,7 @@ import { currentScope, runWithLogFields } from './lib/request-scope';
 export type Logger = pino.Logger;
 
 /**
- * What every log line written while serving one request carries (issue 13 part 2): filled in
+ * What every log line written while serving one request carries: filled in
  * as the request proceeds (the route once the router matched it, the client and tenant once
  * the credentials were checked).
  */

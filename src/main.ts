@@ -1,10 +1,10 @@
 /**
- * The gateway process (CONTRACT §8): `npm start` runs `node --max-semi-space-size=4
+ * The gateway process (docs/contract.md §8): `npm start` runs `node --max-semi-space-size=4
  * dist/src/main.js` (the young generation's cap, see src/lib/heap.ts), which serves
  * until SIGTERM or SIGINT (src/server.ts has the steps: config → database → app → listen →
  * graceful shutdown).
  *
- * Start-up time (issue 16): the build also bundles src/server.ts and everything it loads into
+ * Start-up time: the build also bundles src/server.ts and everything it loads into
  * `dist/gateway.js` (scripts/bundle.js); when that bundle is there and not older than the
  * compiled tree, the server runs from it, compiled from V8's code cache
  * `dist/gateway.js.<hash>.cache` (written after the first start that finds none, and by the build). Without the bundle (e.g.

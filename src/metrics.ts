@@ -1,5 +1,7 @@
 import { Knex } from 'knex';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { onDatabaseEvents } from './db/events';
+import { TRANSACTION_CONFLICTS } from './db/failure';
 import { domainErrorOf } from './errors';
 import { Clock, systemClock } from './lib/clock';
 import { withTimeout } from './lib/wait';
@@ -8,7 +10,7 @@ import { RelayMetrics } from './modules/events/relay';
 import { Services } from './services';
 
 /**
- * The gateway's Prometheus metrics (issue 13 part 3), all in one Registry served at `/metrics`.
+ * The gateway's Prometheus metrics, all in one Registry served at `/metrics`.
  * Business outcomes are counted where they are decided (the services, see
  * {@link instrumentServices}), so REST rows and GraphQL operations both count; transport facts
  * (duration, shedding, SQS answers) in the HTTP layer. The README's "Operations" section lists
@@ -35,15 +37,15 @@ export interface GatewayMetrics {
   /** `login_attempts_throttled_total`: attempts refused with 429 for too many failed logins. */
   loginsThrottled: Counter;
   /**
-   * The outbox relay's counters (issue 12 part 2): `outbox_events_published_total`,
+   * The outbox relay's counters: `outbox_events_published_total`,
    * `outbox_publish_failures_total`, `outbox_relay_active`. The backlog gauges
    * (`outbox_unpublished_events`, `outbox_oldest_unpublished_age_seconds`) are read from the
    * database at scrape time, with or without a relay.
    */
   outbox: RelayMetrics;
   /**
-   * `renewal_events_total{outcome}`: plan-renewal deliveries handled by the consumer (issue 12
-   * part 3), `outcome` one of {@link RENEWAL_OUTCOMES}.
+   * `renewal_events_total{outcome}`: plan-renewal deliveries handled by the consumer
+   * (src/modules/events/renewal-consumer.ts), `outcome` one of {@link RENEWAL_OUTCOMES}.
    */
   renewalEvents: Counter<'outcome'>;
 }
@@ -68,16 +70,74 @@ interface TarnPool {
 }
 
 /**
- * Builds the registry: Node's default metrics, the HTTP and business counters, and gauges of
- * `db`'s connection pool read at scrape time (`db_pool_connections{state="used"|"free"}`,
- * `db_pool_pending_acquires`; 0 while the pool does not exist).
+ * Transactions rerun after a write conflict, by reason (`retryingTransaction`, src/db/retry.ts).
+ * Process-wide, like {@link groupCommitSize}: every knex instance of the process adds to it (from
+ * the moment this module is loaded, see {@link onDatabaseEvents} below), and every registry
+ * {@link createMetrics} builds shows it. Registered in no registry by itself.
+ */
+export const transactionRetries = new Counter({
+  name: 'db_transaction_retries_total',
+  help: 'Transactions rolled back by a deadlock or a Galera certification conflict and rerun as a whole, by reason',
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+for (const reason of TRANSACTION_CONFLICTS) transactionRetries.inc({ reason }, 0);
+
+/**
+ * Transactions per COMMIT on the embedded database (SQLite group commit, src/db/group-commit.ts).
+ * Process-wide: every SQLite knex instance of the process adds to it. Registered in no registry
+ * by itself.
+ */
+export const groupCommitSize = new Histogram({
+  name: 'db_group_commit_transactions',
+  help: 'Write transactions made durable by one SQLite COMMIT (group commit; 1 when nothing else was waiting)',
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+  registers: [],
+});
+
+// The database layer holds no metric: it reports events, counted here once per process.
+onDatabaseEvents({
+  transactionRetried: (reason) => transactionRetries.inc({ reason }),
+  groupCommitted: (transactions) => groupCommitSize.observe(transactions),
+});
+
+/**
+ * Builds the registry: Node's default metrics, gauges of `db`'s connection pool and of the outbox
+ * backlog read at scrape time, the HTTP, business and relay metrics, and the process-wide
+ * database metrics ({@link transactionRetries}, {@link groupCommitSize}).
  */
 export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const pool = () => (db.client as { pool?: TarnPool }).pool;
+  registerPoolGauges(db, registers);
+  registerBacklogGauges(db, clock, registers);
+  const metrics: GatewayMetrics = {
+    registry,
+    ...httpMetrics(registers),
+    ...businessMetrics(registers),
+    renewalEvents: new Counter({
+      name: 'renewal_events_total',
+      help: 'Plan-renewal deliveries by outcome: renewed, duplicate (already applied), dead_lettered, requeued (infrastructure failure)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    outbox: relayMetrics(registers),
+  };
+  for (const outcome of RENEWAL_OUTCOMES) metrics.renewalEvents.inc({ outcome }, 0);
+  // Both outcomes exist from the start, so rate() and ratios work before the first of each.
+  for (const active of ['true', 'false']) metrics.introspections.inc({ active }, 0);
+  registry.registerMetric(transactionRetries);
+  registry.registerMetric(groupCommitSize);
+  return metrics;
+}
 
+/**
+ * Gauges of `db`'s connection pool, read at scrape time (`db_pool_connections{state="used"|"free"}`,
+ * `db_pool_pending_acquires`; 0 while the pool does not exist).
+ */
+function registerPoolGauges(db: Knex, registers: Registry[]): void {
+  const pool = () => (db.client as { pool?: TarnPool }).pool;
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database connections of this instance by state: used (lent to a query or transaction) or free (idle)',
@@ -97,8 +157,14 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
       this.set(pool()?.numPendingAcquires() ?? 0);
     },
   });
+}
 
-  // Both backlog gauges from one query per scrape (the first gauge collected runs it).
+/**
+ * The outbox backlog gauges (`outbox_unpublished_events`, `outbox_oldest_unpublished_age_seconds`),
+ * both from one query of `db` per scrape (the first gauge collected runs it), bounded by
+ * {@link BACKLOG_SCRAPE_TIMEOUT_MS}; on a failure or timeout the last values stand.
+ */
+function registerBacklogGauges(db: Knex, clock: Clock, registers: Registry[]): void {
   let backlog: Promise<void> | undefined;
   const last = { count: 0, ageSeconds: 0 };
   const readBacklog = () => {
@@ -134,9 +200,13 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
       this.set(last.ageSeconds);
     },
   });
+}
 
-  const metrics: GatewayMetrics = {
-    registry,
+/** The transport's metrics: request durations, shedding, the deadline guard. */
+function httpMetrics(
+  registers: Registry[],
+): Pick<GatewayMetrics, 'httpDuration' | 'shed' | 'deadlineExceeded'> {
+  return {
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration by method, route and status',
@@ -153,6 +223,17 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
       help: 'Requests answered by the deadline guard because they were still unanswered a grace period past their deadline',
       registers,
     }),
+  };
+}
+
+/** The business outcomes: ratings, tokens, introspections, quota sharing, throttled logins. */
+function businessMetrics(
+  registers: Registry[],
+): Pick<
+  GatewayMetrics,
+  'ratings' | 'tokensIssued' | 'introspections' | 'sqsRequests' | 'donationRecipients' | 'loginsThrottled'
+> {
+  return {
     ratings: new Counter({
       name: 'rating_requests_total',
       help: 'Rating and refund outcomes by returnCode (CONTRACT §4), REST and GraphQL',
@@ -187,34 +268,28 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
       help: 'Login attempts refused with 429 for too many failed logins (AUTH_MAX_FAILURES*)',
       registers,
     }),
-    renewalEvents: new Counter({
-      name: 'renewal_events_total',
-      help: 'Plan-renewal deliveries by outcome: renewed, duplicate (already applied), dead_lettered, requeued (infrastructure failure)',
-      labelNames: ['outcome'],
+  };
+}
+
+/** The outbox relay's counters and lease gauge. */
+function relayMetrics(registers: Registry[]): RelayMetrics {
+  return {
+    published: new Counter({
+      name: 'outbox_events_published_total',
+      help: 'Outbox events this instance published and the broker confirmed',
       registers,
     }),
-    outbox: {
-      published: new Counter({
-        name: 'outbox_events_published_total',
-        help: 'Outbox events this instance published and the broker confirmed',
-        registers,
-      }),
-      failures: new Counter({
-        name: 'outbox_publish_failures_total',
-        help: 'Relay rounds that failed (broker unreachable, nack, confirm timeout, or database error); each is retried after a backoff',
-        registers,
-      }),
-      active: new Gauge({
-        name: 'outbox_relay_active',
-        help: '1 while this instance holds the relay lease and publishes the outbox, else 0',
-        registers,
-      }),
-    },
+    failures: new Counter({
+      name: 'outbox_publish_failures_total',
+      help: 'Relay rounds that failed (broker unreachable, nack, confirm timeout, or database error); each is retried after a backoff',
+      registers,
+    }),
+    active: new Gauge({
+      name: 'outbox_relay_active',
+      help: '1 while this instance holds the relay lease and publishes the outbox, else 0',
+      registers,
+    }),
   };
-  for (const outcome of RENEWAL_OUTCOMES) metrics.renewalEvents.inc({ outcome }, 0);
-  // Both outcomes exist from the start, so rate() and ratios work before the first of each.
-  for (const active of ['true', 'false']) metrics.introspections.inc({ active }, 0);
-  return metrics;
 }
 
 /**
@@ -259,7 +334,7 @@ export function instrumentServices(services: Services, m: GatewayMetrics): void 
     return out;
   };
   const introspect = tokens.introspect.bind(tokens);
-  // A `then` rather than an async wrapper: one promise less on the busiest path (issue 16).
+  // A `then` rather than an async wrapper: one promise less on the busiest path.
   tokens.introspect = (...args) =>
     introspect(...args).then((out) => {
       m.introspections.inc({ active: out.active ? 'true' : 'false' });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { Knex } from 'knex';
-import type { createApp as CreateApp } from './app';
+import type { GatewayApp, createApp as CreateApp } from './app';
 import { findClientByUsername, listClientHashes, recordDemoPasswordChecks } from './auth/client.store';
 import { verifyPassword } from './auth/password';
 import { Config, ConfigError, loadConfig } from './config';
@@ -21,7 +21,7 @@ import { Logger, createLogger, routeConsoleToLogger } from './logger';
 import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
 import { VERSION } from './version';
 
-// Start-up time (issue 16): what only an empty database needs (the dataset import with its JSON
+// Start-up time: what only an empty database needs (the dataset import with its JSON
 // Schema validator, the services that seed the demo data) is loaded when it is needed; the app
 // (Apollo, type-graphql, Koa) is loaded while the demo password check runs.
 const lazy = {
@@ -35,7 +35,7 @@ export class UnsafeStartError extends Error {
   override name = 'UnsafeStartError';
 }
 
-/** The published demo passwords a production start refuses (issue 10 "Safe production defaults"). */
+/** The published demo passwords a production start refuses. */
 const DEMO_PASSWORDS = [DEMO_CREDENTIALS.password, OTHER_TENANT_CREDENTIALS.password];
 
 /**
@@ -52,13 +52,13 @@ export function demoPasswordCheckOf(passwordHash: string): string {
 
 /**
  * Checks each client's stored hash against every published demo password, all scrypt runs
- * queued on the thread pool at once (start-up time, issue 16: they overlap each other and the
+ * queued on the thread pool at once (start-up time: they overlap each other and the
  * loading of the app), and skips the clients whose hash an earlier start already found clean
  * (its fingerprint, {@link demoPasswordCheckOf}, is recorded): so a start runs scrypt (about
  * 90 ms of CPU each on the bench machine) only for new or changed passwords, not twice per
  * client every time. Records the clean hashes it checked; a failure to record is logged and only
  * means that the next start checks them again. Resolves when all are done.
- * @throws UnsafeStartError naming the clients that use one (issue 10 "Safe production defaults").
+ * @throws UnsafeStartError naming the clients that use one.
  */
 async function refuseDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
   const clients = (await listClientHashes(db)).map((c) => ({
@@ -87,8 +87,7 @@ async function refuseDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
 }
 
 /**
- * Production refuses to serve a client whose password is one of the published demo passwords
- * (issue 10 "Safe production defaults").
+ * Production refuses to serve a client whose password is one of the published demo passwords.
  * @throws UnsafeStartError naming the clients.
  */
 export async function assertNoDemoPasswords(db: Knex, logger?: Logger): Promise<void> {
@@ -117,7 +116,7 @@ async function startPasswordCheck(
 
 /**
  * Migrates the database (statements unbounded: a migration may take long) and, when `DEMO_DATA`
- * is on and the database is empty, loads the demo dataset (CONTRACT §8). In production it then
+ * is on and the database is empty, loads the demo dataset (docs/contract.md §8). In production it then
  * runs {@link assertNoDemoPasswords} unless `checkDemoPasswords` is false (`serve` runs that
  * check itself, while the app loads).
  * @throws UnsafeStartError from that check.
@@ -156,7 +155,7 @@ function knexLog(logger: Logger) {
 export interface RunningGateway {
   server: http.Server;
   /**
-   * Graceful shutdown (issue 10): stops accepting connections, stops the renewal consumer (the
+   * Graceful shutdown: stops accepting connections, stops the renewal consumer (the
    * events being applied finish) and closes the subscription connections, lets in-flight
    * requests finish for up to SHUTDOWN_TIMEOUT_MS, closes idle keep-alive connections, stops
    * Apollo and closes the pool. Resolves true when every request finished in time.
@@ -165,7 +164,7 @@ export interface RunningGateway {
 }
 
 /**
- * Process entry (CONTRACT §8): migrate, load the demo dataset into an empty database when
+ * Process entry (docs/contract.md §8): migrate, load the demo dataset into an empty database when
  * DEMO_DATA is on, serve on HOST:PORT, print the URLs (and the demo credentials when they work).
  * The caller wires signals to `shutdown` (see main).
  */
@@ -175,10 +174,28 @@ export async function serve(
 ): Promise<RunningGateway> {
   await prepareDatabase(config, logger, { checkDemoPasswords: false });
   const db = createKnex(config.databaseUrl, config.db, knexLog(logger));
+  const { app, demo } = await loadApp(config, db, logger);
+  const server = http.createServer(app.koa.callback());
+  app.attach(server);
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  announce(config, server, demo);
+  return { server, shutdown: shutdownOf(config, logger, db, server, app) };
+}
+
+/**
+ * Loads and builds the app over `db` once the password check passed (it runs while the app's
+ * modules load; nothing listens before it passed). `demo`: the explorer may be pre-filled with
+ * the demo credentials. Destroys `db` when the check fails.
+ * @throws UnsafeStartError from the production check.
+ */
+async function loadApp(
+  config: Config,
+  db: Knex,
+  logger: Logger,
+): Promise<{ app: GatewayApp; demo: boolean }> {
   let demo: boolean;
   let createApp: typeof CreateApp;
   try {
-    // Nothing listens before the production check passed; it runs while the app's modules load.
     const passwordCheck = await startPasswordCheck(config, db, logger);
     passwordCheck.done.catch(() => undefined); // awaited below, once the app is loaded
     createApp = lazy.app().createApp;
@@ -193,9 +210,11 @@ export async function serve(
     logger,
     sandboxAuthorization: demo ? demoAuthorization() : undefined,
   });
-  const server = http.createServer(app.koa.callback());
-  app.attach(server);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  return { app, demo };
+}
+
+/** Prints where the gateway listens (the database URL without its credentials). */
+function announce(config: Config, server: http.Server, demo: boolean): void {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown =
@@ -211,26 +230,35 @@ export async function serve(
       `  Demo credentials: ${DEMO_CREDENTIALS.username} / ${DEMO_CREDENTIALS.password} (tenant ${DEMO_CREDENTIALS.tenant})`,
     );
   process.stdout.write(`${lines.join('\n')}\n`);
+}
 
+/**
+ * The graceful shutdown of {@link RunningGateway}, run once (later calls get the first's
+ * promise); the app's lifecycle moves serving → draining → stopped on the way.
+ */
+function shutdownOf(
+  config: Config,
+  logger: Logger,
+  db: Knex,
+  server: http.Server,
+  app: GatewayApp,
+): (reason: string) => Promise<boolean> {
   let stopping: Promise<boolean> | undefined;
-  const shutdown = (reason: string): Promise<boolean> => {
-    stopping ??= (async () => {
-      logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // No new renewal deliveries; subscription connections closed (1001), so `closed` can resolve.
-      await app.stopBackground();
-      const drained = await app.drain(config.shutdownTimeoutMs);
-      server.closeAllConnections();
-      await closed;
-      await app.close();
-      await db.destroy();
-      logger.info({ drained }, drained ? 'shut down cleanly' : 'shut down with requests still in flight');
-      return drained;
-    })();
-    return stopping;
+  const steps = async (reason: string): Promise<boolean> => {
+    logger.info({ reason, inflight: app.inflight() }, 'shutting down: draining in-flight requests');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    // No new renewal deliveries; subscription connections closed (1001), so `closed` can resolve.
+    await app.stopBackground();
+    const drained = await app.drain(config.shutdownTimeoutMs);
+    server.closeAllConnections();
+    await closed;
+    await app.close();
+    await db.destroy();
+    logger.info({ drained }, drained ? 'shut down cleanly' : 'shut down with requests still in flight');
+    return drained;
   };
-  return { server, shutdown };
+  return (reason) => (stopping ??= steps(reason));
 }
 
 /**
@@ -252,7 +280,7 @@ export async function main(): Promise<void> {
 }
 
 /**
- * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (CONTRACT §8: SIGTERM
+ * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (docs/contract.md §8: SIGTERM
  * drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
  */
 export async function runGateway(config: Config): Promise<void> {

@@ -17,7 +17,7 @@ export interface Services {
   locations: LocationService;
   charging: ChargingService;
   sharing: SharingService;
-  /** Reading CDRs (issue 12 part 5); they are written by the services above. */
+  /** Reading CDRs; they are written by the services above. */
   cdrs: CdrService;
   /** The outbox feed of the GraphQL subscriptions (polls only while a subscription is open). */
   events: EventFeed;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
+import { DEFAULT_CLIENT_CACHE_MS } from '../config/defaults';
 import { databaseFailureOf } from '../db/knex';
 import { ServiceUnavailableError, TooManyRequestsError, isDeadlineStop } from '../errors';
 import { Clock } from '../lib/clock';
@@ -22,8 +23,8 @@ export type AuthResult =
   | { status: 'invalid' }
   | { status: 'bearer'; token: string };
 
-/** AUTH_CLIENT_CACHE_MS default: how long a client row read for one request serves the next ones. */
-export const DEFAULT_CLIENT_CACHE_MS = 1000;
+/** AUTH_CLIENT_CACHE_MS default, held by the configuration. */
+export { DEFAULT_CLIENT_CACHE_MS };
 
 /** What one read of a client row with its failed-login counters gave (see {@link Authenticator}). */
 interface ClientRead {

@@ -54,7 +54,7 @@ const clientQuery = (db: Knex, username: string) =>
 
 /**
  * The SQL of {@link findClientWithLoginFailures} for `keys` failure counters (0 to 2): one text
- * per count, so each is prepared once (issue 16). Bindings: the counter keys, then the username.
+ * per count, so each is prepared once. Bindings: the counter keys, then the username.
  */
 const clientWithFailuresSql = (keys: number): string => {
   const f = Array.from({ length: keys }, (_, i) => i);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Knex } from 'knex';
+import { DEFAULT_LOGIN_THROTTLE, LoginThrottleLimits } from '../config/defaults';
 import { TooManyRequestsError } from '../errors';
 import { Clock, systemClock } from '../lib/clock';
 import {
@@ -11,22 +12,9 @@ import {
   removeLoginAttempt,
 } from './login-failure.store';
 
-/** Brute-force limits (AUTH_* variables); a maximum of 0 turns that counter off. */
-export interface LoginThrottleLimits {
-  /** Failed logins of one username per window before its attempts get 429 (AUTH_MAX_FAILURES). */
-  maxFailuresPerUsername: number;
-  /** Failed logins from one client address per window, any usernames (AUTH_MAX_FAILURES_PER_ADDRESS). */
-  maxFailuresPerAddress: number;
-  /** Window length in seconds (AUTH_WINDOW_SECONDS). */
-  windowSeconds: number;
-}
-
-/** The configuration defaults. */
-export const DEFAULT_LOGIN_THROTTLE: LoginThrottleLimits = {
-  maxFailuresPerUsername: 10,
-  maxFailuresPerAddress: 50,
-  windowSeconds: 300,
-};
+/** Brute-force limits (AUTH_* variables) and their defaults, held by the configuration. */
+export { DEFAULT_LOGIN_THROTTLE };
+export type { LoginThrottleLimits };
 
 /** Failed attempts between two deletions of stale counters (per instance). */
 const PRUNE_EVERY = 100;
@@ -45,7 +33,7 @@ interface Keys {
 }
 
 /**
- * Brute-force throttling of logins (issue 13 part 5), with its counters in the database so that
+ * Brute-force throttling of logins (HTTP 429 with `retry-after`), with its counters in the database so that
  * every instance shares them. Each attempt that is about to verify a password is counted first,
  * against the username and against the client address, in fixed windows of `windowSeconds`;
  * when either count passes its maximum the attempt is refused with 429 before any scrypt runs,

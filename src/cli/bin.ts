@@ -82,6 +82,7 @@ async function readPassword(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
 }
 
+/** Runs `fn` with a maintenance connection to DATABASE_URL, closed afterwards whatever happens. */
 async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   const db = createKnex(loadConfig().databaseUrl, MAINTENANCE_DB_LIMITS);
   try {
@@ -91,16 +92,8 @@ async function withDb<T>(fn: (db: Knex) => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * The gateway CLI (CONTRACT §8), `npm run -s cli -- <command>` (`-s`: no npm banner on stdout)
- * or the package bin `subscriber-gateway` after `npm run build`:
- * `migrate`, `import <file.json>`, `client create`, `plan renew <planId>`, `cdr export`, `serve`, `schema`.
- */
-export function buildCli(): Command {
-  const program = new Command('subscriber-gateway')
-    .version(VERSION)
-    .description('Subscriber Gateway command line');
-
+/** `migrate`: brings the database to the latest schema and prints the migrations it applied. */
+function addMigrate(program: Command): void {
   program
     .command('migrate')
     .description('bring the database (DATABASE_URL) to the latest schema')
@@ -110,7 +103,10 @@ export function buildCli(): Command {
         process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
       }),
     );
+}
 
+/** `import <file>`: validates a dataset file (CONTRACT §9), upserts it and prints the summary. */
+function addImport(program: Command): void {
   program
     .command('import <file>')
     .description('validate a dataset file (CONTRACT §9) and upsert it; a bad file changes nothing')
@@ -127,7 +123,55 @@ export function buildCli(): Command {
         process.stdout.write(`${JSON.stringify(summary)}\n`);
       }),
     );
+}
 
+/** Options of `client create`; `password` is only declared so that passing it can be refused. */
+interface ClientCreateOptions {
+  tenant: string;
+  username: string;
+  password?: string;
+  permissions: string;
+}
+
+/**
+ * `client create`: checks the options, reads the password ({@link readPassword}, at least 8
+ * characters), creates the tenant when missing and inserts the client.
+ * @throws CliError for `--password`, a bad option, a short password or an existing username.
+ */
+async function createClient(db: Knex, opts: ClientCreateOptions): Promise<void> {
+  if (opts.password !== undefined)
+    throw new CliError(
+      `--password is not accepted: a password on the command line lands in shell history and the process list; set ${PASSWORD_ENV}, pipe it on stdin, or type it at the prompt`,
+    );
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.tenant)) throw new CliError('--tenant: 1-64 of A-Z a-z 0-9 . _ -');
+  if (!/^[^:\s]{1,128}$/.test(opts.username))
+    throw new CliError('--username: 1-128 characters, no colon or space');
+  let permissions;
+  try {
+    permissions = parsePermissions(opts.permissions);
+  } catch (err) {
+    throw new CliError(`--permissions: ${(err as Error).message}`);
+  }
+  const password = await readPassword();
+  if (password.length < 8) throw new CliError('password: at least 8 characters');
+  await migrateLatest(db);
+  if (await findClientByUsername(db, opts.username))
+    throw new CliError(`client ${opts.username} already exists`);
+  const now = systemClock.nowMs();
+  const { tenant } = await upsertTenant(db, opts.tenant, now);
+  const passwordHash = await hashPassword(password);
+  await insertClient(
+    db,
+    { tenantId: tenant.id, username: opts.username, passwordHash, permissions, enabled: true },
+    now,
+  );
+  process.stdout.write(
+    `created client ${opts.username} in tenant ${tenant.name}: ${permissions.join(',') || '(no permissions)'}\n`,
+  );
+}
+
+/** `client create --tenant --username [--permissions]`: a new API client (CONTRACT §2, §8). */
+function addClient(program: Command): void {
   program
     .command('client')
     .description('manage API clients')
@@ -139,41 +183,14 @@ export function buildCli(): Command {
     .requiredOption('--username <name>', 'login name (no colon)')
     .addOption(new Option('--password <password>').hideHelp())
     .addOption(new Option('--permissions <list>', 'comma-separated permissions').default(''))
-    .action((opts: { tenant: string; username: string; password?: string; permissions: string }) =>
-      withDb(async (db) => {
-        if (opts.password !== undefined)
-          throw new CliError(
-            `--password is not accepted: a password on the command line lands in shell history and the process list; set ${PASSWORD_ENV}, pipe it on stdin, or type it at the prompt`,
-          );
-        if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.tenant))
-          throw new CliError('--tenant: 1-64 of A-Z a-z 0-9 . _ -');
-        if (!/^[^:\s]{1,128}$/.test(opts.username))
-          throw new CliError('--username: 1-128 characters, no colon or space');
-        let permissions;
-        try {
-          permissions = parsePermissions(opts.permissions);
-        } catch (err) {
-          throw new CliError(`--permissions: ${(err as Error).message}`);
-        }
-        const password = await readPassword();
-        if (password.length < 8) throw new CliError('password: at least 8 characters');
-        await migrateLatest(db);
-        if (await findClientByUsername(db, opts.username))
-          throw new CliError(`client ${opts.username} already exists`);
-        const now = systemClock.nowMs();
-        const { tenant } = await upsertTenant(db, opts.tenant, now);
-        const passwordHash = await hashPassword(password);
-        await insertClient(
-          db,
-          { tenantId: tenant.id, username: opts.username, passwordHash, permissions, enabled: true },
-          now,
-        );
-        process.stdout.write(
-          `created client ${opts.username} in tenant ${tenant.name}: ${permissions.join(',') || '(no permissions)'}\n`,
-        );
-      }),
-    );
+    .action((opts: ClientCreateOptions) => withDb((db) => createClient(db, opts)));
+}
 
+/**
+ * `plan renew <planId>`: starts the plan's new period and runs its recurring donation, then prints
+ * the plan's id, period and remaining quota and the donation's outcome as one JSON line.
+ */
+function addPlan(program: Command): void {
   program
     .command('plan')
     .description('manage subscriber plans')
@@ -193,10 +210,56 @@ export function buildCli(): Command {
         );
       }),
     );
+}
 
+/** Options of `cdr export`; `header` is false with `--no-header`. */
+interface CdrExportOptions {
+  type: string;
+  from: string;
+  to: string;
+  out?: string;
+  tenant?: string;
+  header: boolean;
+}
+
+/**
+ * `cdr export`: writes the CDRs of one type in [from, to) as CSV to `--out` (then counts them on
+ * stderr) or stdout.
+ * @throws CliError naming the option for a bad type, time window or unknown tenant.
+ */
+async function exportCdrs(db: Knex, opts: CdrExportOptions): Promise<void> {
+  let filter;
+  try {
+    filter = { type: parseCdrKind(opts.type), ...parseWindow(opts.from, opts.to) };
+  } catch (err) {
+    if (err instanceof DomainError) throw new CliError(`--${fieldOf(err)}: ${err.message}`);
+    throw err;
+  }
+  let tenantId: number | undefined;
+  if (opts.tenant !== undefined) {
+    const tenant = await findTenantByName(db, opts.tenant);
+    if (!tenant) throw new CliError(`--tenant: no tenant ${opts.tenant}`);
+    tenantId = tenant.id;
+  }
+  const file = opts.out === undefined ? undefined : fs.createWriteStream(opts.out);
+  const write = (chunk: string) =>
+    new Promise<void>((resolve, reject) => {
+      const target = file ?? process.stdout;
+      target.write(chunk, (err) => (err ? reject(err) : resolve()));
+    });
+  try {
+    const n = await new CdrService(db).exportCsv({ ...filter, tenantId }, write, opts.header);
+    if (file) process.stderr.write(`${n} CDRs written to ${opts.out}\n`);
+  } finally {
+    if (file) await new Promise<void>((resolve) => file.end(resolve));
+  }
+}
+
+/** `cdr export --type --from --to [--out] [--tenant] [--no-header]` (CONTRACT §8, CDRs). */
+function addCdr(program: Command): void {
   program
     .command('cdr')
-    .description('CDRs (issue 12 part 5)')
+    .description('CDRs (CONTRACT §8)')
     .command('export')
     .description(
       'write the CDRs of one type generated in [from, to) as CSV (RFC 4180) in the published field order, dates DD/MM/YYYY and times hh:mm:ss (UTC), oldest first',
@@ -210,44 +273,21 @@ export function buildCli(): Command {
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--tenant <name>', "only this tenant's CDRs (default: every tenant)")
     .option('--no-header', 'omit the header line of field names')
-    .action(
-      (opts: { type: string; from: string; to: string; out?: string; tenant?: string; header: boolean }) =>
-        withDb(async (db) => {
-          let filter;
-          try {
-            filter = { type: parseCdrKind(opts.type), ...parseWindow(opts.from, opts.to) };
-          } catch (err) {
-            if (err instanceof DomainError) throw new CliError(`--${fieldOf(err)}: ${err.message}`);
-            throw err;
-          }
-          let tenantId: number | undefined;
-          if (opts.tenant !== undefined) {
-            const tenant = await findTenantByName(db, opts.tenant);
-            if (!tenant) throw new CliError(`--tenant: no tenant ${opts.tenant}`);
-            tenantId = tenant.id;
-          }
-          const file = opts.out === undefined ? undefined : fs.createWriteStream(opts.out);
-          const write = (chunk: string) =>
-            new Promise<void>((resolve, reject) => {
-              const target = file ?? process.stdout;
-              target.write(chunk, (err) => (err ? reject(err) : resolve()));
-            });
-          try {
-            const n = await new CdrService(db).exportCsv({ ...filter, tenantId }, write, opts.header);
-            if (file) process.stderr.write(`${n} CDRs written to ${opts.out}\n`);
-          } finally {
-            if (file) await new Promise<void>((resolve) => file.end(resolve));
-          }
-        }),
-    );
+    .action((opts: CdrExportOptions) => withDb((db) => exportCdrs(db, opts)));
+}
 
+/** `serve`: what `npm start` runs (migrate, load the demo data into an empty database, serve). */
+function addServe(program: Command): void {
   program
     .command('serve')
     .description('migrate, load the demo data into an empty database, and serve')
     .action(async () => {
       await runGateway(loadConfig());
     });
+}
 
+/** `schema [--openapi | --dataset] [--write <file>]`: prints one of the generated schema documents. */
+function addSchema(program: Command): void {
   program
     .command('schema')
     .description('print the GraphQL SDL (what schema/schema.graphql holds)')
@@ -263,7 +303,25 @@ export function buildCli(): Command {
       if (opts.write) fs.writeFileSync(opts.write, text);
       else process.stdout.write(text);
     });
+}
 
+/**
+ * The gateway CLI (CONTRACT §8), `npm run -s cli -- <command>` (`-s`: no npm banner on stdout)
+ * or the package bin `subscriber-gateway` after `npm run build`:
+ * `migrate`, `import <file.json>`, `client create`, `plan renew <planId>`, `cdr export`, `serve`, `schema`.
+ * Commands are listed in `--help` in the order they are added here.
+ */
+export function buildCli(): Command {
+  const program = new Command('subscriber-gateway')
+    .version(VERSION)
+    .description('Subscriber Gateway command line');
+  addMigrate(program);
+  addImport(program);
+  addClient(program);
+  addPlan(program);
+  addCdr(program);
+  addServe(program);
+  addSchema(program);
   return program;
 }
 

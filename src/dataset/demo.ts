@@ -25,144 +25,188 @@ export function demoDataset(): Dataset {
     .roamingZones;
   const demoZones = roamingZones('demo');
   const globexZones = roamingZones('globex', (mcc) => mcc === '234' || mcc === '235');
+  // Sections in the order the dataset has always been printed in.
   return {
-    ratings: [
-      // An exact entry, a wildcard fallback for the same provider and application, and a transport rating.
-      {
-        tenant: 'demo',
-        providerId: '6010',
-        applicationId: '50000029',
-        serviceId: '30000020',
-        originId: '9',
-        bundleId: '1234',
-        kind: 'content',
-        retailPrice: '0.10',
-        tax: '0.02',
-      },
-      {
-        tenant: 'demo',
-        providerId: '6010',
-        applicationId: '50000029',
-        kind: 'content',
-        retailPrice: '0.50',
-        tax: '0.10',
-      },
-      {
-        tenant: 'demo',
-        providerId: '6010',
-        applicationId: '50000029',
-        kind: 'transport',
-        retailPrice: '0.05',
-        tax: '0.01',
-      },
-    ],
-    planDefinitions: [
-      {
-        tenant: 'demo',
-        name: DEMO_FAMILY.planDefinition,
-        unitMeteringType: 'volume',
-        unitAmount: 6_000_000_000,
-        shareable: true,
-        recurring: true,
-        shareQuotaType: 'share',
-        maxRecipients: 5,
-      },
-      {
-        tenant: 'demo',
-        name: 'Voice 500',
-        unitMeteringType: 'time',
-        unitAmount: 30_000,
-        shareable: false,
-        recurring: true,
-        shareQuotaType: 'amount',
-        maxRecipients: 5,
-      },
-      {
-        tenant: 'demo',
-        name: 'Data 1GB gift',
-        unitMeteringType: 'volume',
-        unitAmount: 1_000_000_000,
-        shareable: true,
-        recurring: false,
-        shareQuotaType: 'amount',
-        maxRecipients: 3,
-      },
-    ],
-    subscriberPlans: [
-      {
-        tenant: 'demo',
-        id: DEMO_FAMILY.planId,
-        msisdn: DEMO_FAMILY.ownerId,
-        planDefinition: DEMO_FAMILY.planDefinition,
-        remaining: 6_000_000_000,
-      },
-      { tenant: 'demo', id: 457, msisdn: '353871234568', planDefinition: 'Voice 500', remaining: 30_000 },
-      {
-        tenant: 'demo',
-        id: 458,
-        msisdn: DEMO_FAMILY.ownerId,
-        planDefinition: 'Data 1GB gift',
-        remaining: 1_000_000_000,
-      },
-    ],
+    ratings: demoRatings(),
+    planDefinitions: demoPlanDefinitions(),
+    subscriberPlans: demoSubscriberPlans(),
     locationInfoTypes: [...demoZones.locationInfoTypes, ...globexZones.locationInfoTypes],
     locations: [...demoZones.locations, ...globexZones.locations],
-    tenants: [{ name: DEMO_CREDENTIALS.tenant }, { name: OTHER_TENANT_CREDENTIALS.tenant }],
-    clients: [
-      { ...DEMO_CREDENTIALS, permissions: Object.values(Permission) },
-      {
-        ...OTHER_TENANT_CREDENTIALS,
-        permissions: [
-          Permission.TOKEN_ISSUE,
-          Permission.TOKEN_INTROSPECT,
-          Permission.PCRF_LOCATION_READ_PERMISSION,
-        ],
-      },
-    ],
-    subscribers: [
-      {
-        tenant: 'demo',
-        msisdn: '353871234567',
-        status: 'active',
-        paymentType: 'prepaid',
-        balance: '10.00',
-        currency: 'EUR',
-      },
-      {
-        tenant: 'demo',
-        msisdn: '353871234568',
-        status: 'active',
-        paymentType: 'postpaid',
-        balance: '0.00',
-        currency: 'EUR',
-      },
-      {
-        tenant: 'demo',
-        msisdn: '353871234569',
-        status: 'inactive',
-        paymentType: 'prepaid',
-        balance: '5.00',
-        currency: 'EUR',
-      },
-      // The demo family: children of 353871234567 who receive shares of the family plan.
-      ...DEMO_FAMILY.members.map((m) => ({
-        tenant: 'demo',
-        msisdn: m.msisdn,
-        status: 'active' as const,
-        paymentType: 'prepaid' as const,
-        balance: '1.00',
-        currency: 'EUR',
-      })),
-      {
-        tenant: 'globex',
-        msisdn: '447700900123',
-        status: 'active',
-        paymentType: 'prepaid',
-        balance: '20.00',
-        currency: 'GBP',
-      },
-    ],
+    tenants: demoTenants(),
+    clients: demoClients(),
+    subscribers: demoSubscribers(),
   };
+}
+
+type Rows<K extends keyof Dataset> = NonNullable<Dataset[K]>;
+
+/**
+ * The demo tenant's rating catalogue: an exact entry, a wildcard fallback for the same provider
+ * and application, and a transport rating.
+ */
+function demoRatings(): Rows<'ratings'> {
+  return [
+    {
+      tenant: 'demo',
+      providerId: '6010',
+      applicationId: '50000029',
+      serviceId: '30000020',
+      originId: '9',
+      bundleId: '1234',
+      kind: 'content',
+      retailPrice: '0.10',
+      tax: '0.02',
+    },
+    {
+      tenant: 'demo',
+      providerId: '6010',
+      applicationId: '50000029',
+      kind: 'content',
+      retailPrice: '0.50',
+      tax: '0.10',
+    },
+    {
+      tenant: 'demo',
+      providerId: '6010',
+      applicationId: '50000029',
+      kind: 'transport',
+      retailPrice: '0.05',
+      tax: '0.01',
+    },
+  ];
+}
+
+/**
+ * The demo tenant's plan definitions: the family data plan (volume, shared by share), a voice
+ * plan that cannot be shared, and a one-off data gift shared by amount.
+ */
+function demoPlanDefinitions(): Rows<'planDefinitions'> {
+  return [
+    {
+      tenant: 'demo',
+      name: DEMO_FAMILY.planDefinition,
+      unitMeteringType: 'volume',
+      unitAmount: 6_000_000_000,
+      shareable: true,
+      recurring: true,
+      shareQuotaType: 'share',
+      maxRecipients: 5,
+    },
+    {
+      tenant: 'demo',
+      name: 'Voice 500',
+      unitMeteringType: 'time',
+      unitAmount: 30_000,
+      shareable: false,
+      recurring: true,
+      shareQuotaType: 'amount',
+      maxRecipients: 5,
+    },
+    {
+      tenant: 'demo',
+      name: 'Data 1GB gift',
+      unitMeteringType: 'volume',
+      unitAmount: 1_000_000_000,
+      shareable: true,
+      recurring: false,
+      shareQuotaType: 'amount',
+      maxRecipients: 3,
+    },
+  ];
+}
+
+/**
+ * The demo subscribers' plans: the family plan 456 and the data gift 458 of the family owner,
+ * and the voice plan 457 of the postpaid subscriber.
+ */
+function demoSubscriberPlans(): Rows<'subscriberPlans'> {
+  return [
+    {
+      tenant: 'demo',
+      id: DEMO_FAMILY.planId,
+      msisdn: DEMO_FAMILY.ownerId,
+      planDefinition: DEMO_FAMILY.planDefinition,
+      remaining: 6_000_000_000,
+    },
+    { tenant: 'demo', id: 457, msisdn: '353871234568', planDefinition: 'Voice 500', remaining: 30_000 },
+    {
+      tenant: 'demo',
+      id: 458,
+      msisdn: DEMO_FAMILY.ownerId,
+      planDefinition: 'Data 1GB gift',
+      remaining: 1_000_000_000,
+    },
+  ];
+}
+
+/** The two tenants: `demo` and `globex`. */
+function demoTenants(): Rows<'tenants'> {
+  return [{ name: DEMO_CREDENTIALS.tenant }, { name: OTHER_TENANT_CREDENTIALS.tenant }];
+}
+
+/** The API clients: `demo` holds every permission; `globex-portal` only tokens and locations. */
+function demoClients(): Rows<'clients'> {
+  return [
+    { ...DEMO_CREDENTIALS, permissions: Object.values(Permission) },
+    {
+      ...OTHER_TENANT_CREDENTIALS,
+      permissions: [
+        Permission.TOKEN_ISSUE,
+        Permission.TOKEN_INTROSPECT,
+        Permission.PCRF_LOCATION_READ_PERMISSION,
+      ],
+    },
+  ];
+}
+
+/**
+ * The subscribers: prepaid, postpaid and inactive ones and the demo family's children in `demo`
+ * (EUR), and one prepaid subscriber in `globex` (GBP).
+ */
+function demoSubscribers(): Rows<'subscribers'> {
+  return [
+    {
+      tenant: 'demo',
+      msisdn: '353871234567',
+      status: 'active',
+      paymentType: 'prepaid',
+      balance: '10.00',
+      currency: 'EUR',
+    },
+    {
+      tenant: 'demo',
+      msisdn: '353871234568',
+      status: 'active',
+      paymentType: 'postpaid',
+      balance: '0.00',
+      currency: 'EUR',
+    },
+    {
+      tenant: 'demo',
+      msisdn: '353871234569',
+      status: 'inactive',
+      paymentType: 'prepaid',
+      balance: '5.00',
+      currency: 'EUR',
+    },
+    // The demo family: children of 353871234567 who receive shares of the family plan.
+    ...DEMO_FAMILY.members.map((m) => ({
+      tenant: 'demo',
+      msisdn: m.msisdn,
+      status: 'active' as const,
+      paymentType: 'prepaid' as const,
+      balance: '1.00',
+      currency: 'EUR',
+    })),
+    {
+      tenant: 'globex',
+      msisdn: '447700900123',
+      status: 'active',
+      paymentType: 'prepaid',
+      balance: '20.00',
+      currency: 'GBP',
+    },
+  ];
 }
 
 /**

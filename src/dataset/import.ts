@@ -169,12 +169,176 @@ async function sameClient(
   );
 }
 
+/** What every section's upsert works with: the transaction, its clock reading, the services, the tally. */
+interface ImportRun {
+  trx: Knex.Transaction;
+  /** The import's one timestamp (ms since the epoch), stamped on every row it writes. */
+  now: number;
+  summary: ImportSummary;
+  subscribers: SubscriberService;
+  plans: PlanService;
+}
+
+type Rows<K extends keyof Dataset> = NonNullable<Dataset[K]>;
+type Outcome = keyof ImportSummary['tenants'];
+
+/** The summary column of an upsert that created a row, changed one, or found it as in the file. */
+function outcome(created: boolean, changed: boolean): Outcome {
+  return created ? 'created' : changed ? 'updated' : 'unchanged';
+}
+
+/** Tenants by name: created or unchanged (a tenant has nothing else to update). */
+async function importTenants(run: ImportRun, rows: Rows<'tenants'>): Promise<void> {
+  for (const t of rows) {
+    const { created } = await upsertTenant(run.trx, t.name, run.now);
+    run.summary.tenants[outcome(created, false)]++;
+  }
+}
+
+/**
+ * API clients by username. A client whose tenant, permissions, enabled flag and password all match
+ * is unchanged; an updated client keeps its stored hash while the file's password still verifies.
+ */
+async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<void> {
+  const { trx, now } = run;
+  for (const [i, c] of rows.entries()) {
+    const tenant = await tenantId(trx, c.tenant, `$.clients[${i}].tenant`);
+    const existing = await findClientByUsername(trx, c.username);
+    if (existing && (await sameClient(existing, tenant, c))) {
+      run.summary.clients.unchanged++;
+      continue;
+    }
+    const keepHash = existing && (await verifyPassword(c.password, existing.passwordHash));
+    const write = {
+      tenantId: tenant,
+      username: c.username,
+      passwordHash: keepHash ? existing.passwordHash : await hashPassword(c.password),
+      permissions: c.permissions,
+      enabled: c.enabled ?? true,
+    };
+    if (existing) await updateClient(trx, existing.id, write, now);
+    else await insertClient(trx, write, now);
+    run.summary.clients[existing ? 'updated' : 'created']++;
+  }
+}
+
+/** Subscribers by (tenant, msisdn); a missing balance is 0, and a postpaid one may be negative. */
+async function importSubscribers(run: ImportRun, rows: Rows<'subscribers'>): Promise<void> {
+  for (const [i, s] of rows.entries()) {
+    const tenant = await tenantId(run.trx, s.tenant, `$.subscribers[${i}].tenant`);
+    const write = {
+      tenantId: tenant,
+      msisdn: normalizeMsisdn(s.msisdn)!,
+      status: s.status,
+      paymentType: s.paymentType,
+      balance: Money.parse(s.balance ?? '0', { allowNegative: true }),
+      currency: s.currency,
+    };
+    run.summary.subscribers[await run.subscribers.put(write, run.now, { trx: run.trx })]++;
+  }
+}
+
+/** Catalogue ratings by (tenant, five lookup keys, kind); an absent key is the wildcard. */
+async function importRatings(run: ImportRun, rows: Rows<'ratings'>): Promise<void> {
+  for (const [i, r] of rows.entries()) {
+    const tenant = await tenantId(run.trx, r.tenant, `$.ratings[${i}].tenant`);
+    const { created, changed } = await upsertRating(
+      run.trx,
+      {
+        tenantId: tenant,
+        providerId: r.providerId,
+        applicationId: r.applicationId,
+        serviceId: r.serviceId ?? WILDCARD,
+        originId: r.originId ?? WILDCARD,
+        bundleId: r.bundleId ?? WILDCARD,
+        kind: r.kind,
+        retailPrice: Money.parse(r.retailPrice),
+        tax: Money.parse(r.tax),
+      },
+      run.now,
+    );
+    run.summary.ratings[outcome(created, changed)]++;
+  }
+}
+
+/** Plan definitions by (tenant, name), through the plan service's own rules. */
+async function importPlanDefinitions(run: ImportRun, rows: Rows<'planDefinitions'>): Promise<void> {
+  for (const [i, d] of rows.entries()) {
+    const tenant = await tenantId(run.trx, d.tenant, `$.planDefinitions[${i}].tenant`);
+    const { created, changed } = await atPath(`$.planDefinitions[${i}]`, () =>
+      run.plans.writePlanDefinition({ tenantId: tenant }, d, { trx: run.trx }),
+    );
+    run.summary.planDefinitions[outcome(created, changed)]++;
+  }
+}
+
+/**
+ * Subscriber plans by id. The subscriber and the plan definition must exist (in the file or the
+ * database), and the id must not be another tenant's plan; each refusal names its field.
+ */
+async function importSubscriberPlans(run: ImportRun, rows: Rows<'subscriberPlans'>): Promise<void> {
+  for (const [i, p] of rows.entries()) {
+    const at = `$.subscriberPlans[${i}]`;
+    const tenant = await tenantId(run.trx, p.tenant, `${at}.tenant`);
+    const refusals: Record<SubscriberPlanField, DatasetError> = {
+      msisdn: new DatasetError(
+        `${at}.msisdn`,
+        `subscriber ${normalizeMsisdn(p.msisdn)} is neither in the file nor in the database`,
+      ),
+      planDefinition: new DatasetError(
+        `${at}.planDefinition`,
+        `plan definition "${p.planDefinition}" is neither in the file nor in the database`,
+      ),
+      id: new DatasetError(`${at}.id`, "is the id of another tenant's plan"),
+    };
+    const { created, changed } = await atPath(at, () =>
+      run.plans.writeSubscriberPlan({ tenantId: tenant }, p, {
+        trx: run.trx,
+        refuse: (field) => refusals[field],
+      }),
+    );
+    run.summary.subscriberPlans[outcome(created, changed)]++;
+  }
+}
+
+/** Location info types by (tenant, name). */
+async function importLocationInfoTypes(run: ImportRun, rows: Rows<'locationInfoTypes'>): Promise<void> {
+  const { trx } = run;
+  for (const [i, t] of rows.entries()) {
+    const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);
+    const before = await findInfoType(trx, tenant, t.name);
+    const { changed } = await atPath(`$.locationInfoTypes[${i}]`, () => upsertInfoType(trx, tenant, t));
+    run.summary.locationInfoTypes[outcome(!before, changed)]++;
+  }
+}
+
+/** Locations by (tenant, name) with their rates, infos and profiles; an absent description is null. */
+async function importLocations(run: ImportRun, rows: Rows<'locations'>): Promise<void> {
+  const { trx } = run;
+  const nul = <T extends { description?: string | null }>(xs?: T[]) =>
+    xs?.map((x) => ({ ...x, description: x.description ?? null }));
+  for (const [i, l] of rows.entries()) {
+    const tenant = await tenantId(trx, l.tenant, `$.locations[${i}].tenant`);
+    const existed = !!(await findLocation(trx, tenant, l.name));
+    const tree = {
+      name: l.name,
+      description: l.description ?? null,
+      rates: nul(l.rates),
+      infos: nul(l.infos),
+      profiles: nul(l.profiles),
+    };
+    const { changed } = await atPath(`$.locations[${i}]`, () => upsertLocationTree(trx, tenant, tree, false));
+    run.summary.locations[outcome(!existed, changed)]++;
+  }
+}
+
 /**
  * Imports a dataset document (CONTRACT §9): validates the whole document first, then upserts
  * every row (tenants, clients, subscribers, ratings, plan definitions, subscriber plans, location
- * info types, locations with their rates, infos and profiles) by its natural key in one transaction. Importing the same file twice changes
- * nothing (a client's stored hash is kept while its password still verifies). A bad file is
- * rejected whole and nothing is written.
+ * info types, locations with their rates, infos and profiles) by its natural key in one
+ * transaction, sections in that order (each may name rows of the ones before). Importing the same
+ * file twice changes nothing (a client's stored hash is kept while its password still verifies).
+ * A bad file is rejected whole and nothing is written.
  * @throws DatasetError with the JSON path of the first error.
  */
 export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promise<ImportSummary> {
@@ -183,115 +347,15 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
   const subscribers = new SubscriberService(db);
   const plans = new PlanService(db, clock, subscribers);
   await db.transaction(async (trx) => {
-    const now = clock.nowMs();
-    for (const t of ds.tenants ?? []) {
-      const { created } = await upsertTenant(trx, t.name, now);
-      summary.tenants[created ? 'created' : 'unchanged']++;
-    }
-    for (const [i, c] of (ds.clients ?? []).entries()) {
-      const tenant = await tenantId(trx, c.tenant, `$.clients[${i}].tenant`);
-      const existing = await findClientByUsername(trx, c.username);
-      if (existing && (await sameClient(existing, tenant, c))) {
-        summary.clients.unchanged++;
-        continue;
-      }
-      const keepHash = existing && (await verifyPassword(c.password, existing.passwordHash));
-      const write = {
-        tenantId: tenant,
-        username: c.username,
-        passwordHash: keepHash ? existing.passwordHash : await hashPassword(c.password),
-        permissions: c.permissions,
-        enabled: c.enabled ?? true,
-      };
-      if (existing) await updateClient(trx, existing.id, write, now);
-      else await insertClient(trx, write, now);
-      summary.clients[existing ? 'updated' : 'created']++;
-    }
-    for (const [i, s] of (ds.subscribers ?? []).entries()) {
-      const tenant = await tenantId(trx, s.tenant, `$.subscribers[${i}].tenant`);
-      const msisdn = normalizeMsisdn(s.msisdn)!;
-      const write = {
-        tenantId: tenant,
-        msisdn,
-        status: s.status,
-        paymentType: s.paymentType,
-        balance: Money.parse(s.balance ?? '0', { allowNegative: true }),
-        currency: s.currency,
-      };
-      summary.subscribers[await subscribers.put(write, now, { trx })]++;
-    }
-    for (const [i, r] of (ds.ratings ?? []).entries()) {
-      const tenant = await tenantId(trx, r.tenant, `$.ratings[${i}].tenant`);
-      const { created, changed } = await upsertRating(
-        trx,
-        {
-          tenantId: tenant,
-          providerId: r.providerId,
-          applicationId: r.applicationId,
-          serviceId: r.serviceId ?? WILDCARD,
-          originId: r.originId ?? WILDCARD,
-          bundleId: r.bundleId ?? WILDCARD,
-          kind: r.kind,
-          retailPrice: Money.parse(r.retailPrice),
-          tax: Money.parse(r.tax),
-        },
-        now,
-      );
-      summary.ratings[created ? 'created' : changed ? 'updated' : 'unchanged']++;
-    }
-    for (const [i, d] of (ds.planDefinitions ?? []).entries()) {
-      const tenant = await tenantId(trx, d.tenant, `$.planDefinitions[${i}].tenant`);
-      const { created, changed } = await atPath(`$.planDefinitions[${i}]`, () =>
-        plans.writePlanDefinition({ tenantId: tenant }, d, { trx }),
-      );
-      summary.planDefinitions[created ? 'created' : changed ? 'updated' : 'unchanged']++;
-    }
-    for (const [i, p] of (ds.subscriberPlans ?? []).entries()) {
-      const at = `$.subscriberPlans[${i}]`;
-      const tenant = await tenantId(trx, p.tenant, `${at}.tenant`);
-      const refusals: Record<SubscriberPlanField, DatasetError> = {
-        msisdn: new DatasetError(
-          `${at}.msisdn`,
-          `subscriber ${normalizeMsisdn(p.msisdn)} is neither in the file nor in the database`,
-        ),
-        planDefinition: new DatasetError(
-          `${at}.planDefinition`,
-          `plan definition "${p.planDefinition}" is neither in the file nor in the database`,
-        ),
-        id: new DatasetError(`${at}.id`, "is the id of another tenant's plan"),
-      };
-      const { created, changed } = await atPath(at, () =>
-        plans.writeSubscriberPlan({ tenantId: tenant }, p, { trx, refuse: (field) => refusals[field] }),
-      );
-      summary.subscriberPlans[created ? 'created' : changed ? 'updated' : 'unchanged']++;
-    }
-    for (const [i, t] of (ds.locationInfoTypes ?? []).entries()) {
-      const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);
-      const before = await findInfoType(trx, tenant, t.name);
-      const { changed } = await atPath(`$.locationInfoTypes[${i}]`, () => upsertInfoType(trx, tenant, t));
-      summary.locationInfoTypes[!before ? 'created' : changed ? 'updated' : 'unchanged']++;
-    }
-    for (const [i, l] of (ds.locations ?? []).entries()) {
-      const tenant = await tenantId(trx, l.tenant, `$.locations[${i}].tenant`);
-      const existed = !!(await findLocation(trx, tenant, l.name));
-      const nul = <T extends { description?: string | null }>(xs?: T[]) =>
-        xs?.map((x) => ({ ...x, description: x.description ?? null }));
-      const { changed } = await atPath(`$.locations[${i}]`, () =>
-        upsertLocationTree(
-          trx,
-          tenant,
-          {
-            name: l.name,
-            description: l.description ?? null,
-            rates: nul(l.rates),
-            infos: nul(l.infos),
-            profiles: nul(l.profiles),
-          },
-          false,
-        ),
-      );
-      summary.locations[!existed ? 'created' : changed ? 'updated' : 'unchanged']++;
-    }
+    const run: ImportRun = { trx, now: clock.nowMs(), summary, subscribers, plans };
+    await importTenants(run, ds.tenants ?? []);
+    await importClients(run, ds.clients ?? []);
+    await importSubscribers(run, ds.subscribers ?? []);
+    await importRatings(run, ds.ratings ?? []);
+    await importPlanDefinitions(run, ds.planDefinitions ?? []);
+    await importSubscriberPlans(run, ds.subscriberPlans ?? []);
+    await importLocationInfoTypes(run, ds.locationInfoTypes ?? []);
+    await importLocations(run, ds.locations ?? []);
   });
   return summary;
 }

@@ -1,19 +1,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import { Histogram } from 'prom-client';
 import { connectionWaitPastDeadline, commitPastDeadline } from '../errors';
 import { beforeDeadline, runOutsideRequestScope } from '../lib/request-scope';
-
-/**
- * Transactions per COMMIT on the embedded database (`/metrics`; registered by the app's Registry
- * in src/app.ts). One process-wide histogram: every SQLite knex instance of the process adds to it.
- */
-export const groupCommitSize = new Histogram({
-  name: 'db_group_commit_transactions',
-  help: 'Write transactions made durable by one SQLite COMMIT (group commit; 1 when nothing else was waiting)',
-  buckets: [1, 2, 4, 8, 16, 32, 64],
-  registers: [],
-});
+import { databaseEvents } from './events';
 
 /** Most transactions one COMMIT takes (the rest wait for the next group). */
 export const GROUP_COMMIT_MAX_TRANSACTIONS = 64;
@@ -52,14 +41,14 @@ export class GroupRolledBackError extends Error {
 }
 
 /**
- * Group commit for the embedded database (issue 16 "Speed").
+ * Group commit for the embedded database (a sync of the log shared by many writes).
  *
  * With `synchronous = FULL` every SQLite COMMIT waits for the disk to sync the write-ahead log
  * (0.5-1 ms on the bench machine, on the event loop), so write transactions that queue for the
  * one connection paid one sync each. Here the write transactions asked for within one turn of the
  * event loop (the requests read from their sockets together) form a group: at the end of the
  * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE in
- * src/db/knex.ts), each member runs in it under its own savepoint (knex nested transaction), one
+ * src/db/sqlite.ts), each member runs in it under its own savepoint (knex nested transaction), one
  * after another, and one COMMIT makes the group durable. A member's promise resolves only after
  * that COMMIT: no client hears of a write before it is durable, as without grouping. The write
  * lock is held only while the group runs, as for a single transaction.
@@ -85,7 +74,7 @@ export class SqliteGroupCommit {
 
   /**
    * @param db the root knex instance of an SQLite database (one connection).
-   * @param begin the options of each group's transaction (src/db/knex.ts passes SQLITE_IMMEDIATE:
+   * @param begin the options of each group's transaction (createKnex passes SQLITE_IMMEDIATE:
    *   `BEGIN IMMEDIATE`, another process's write lock waited for without stalling the process).
    */
   constructor(
@@ -172,7 +161,7 @@ export class SqliteGroupCommit {
         }
         // Rolled back by SQLite: a COMMIT now could only commit what a later SAVEPOINT began.
         if (broken !== undefined) throw new GroupRolledBackError(broken);
-        if (done.length > 0) groupCommitSize.observe(done.length);
+        if (done.length > 0) databaseEvents.groupCommitted(done.length);
       }, this.begin as Knex.TransactionConfig);
     } catch (err) {
       // BEGIN or COMMIT failed, or SQLite rolled the group back (then knex's own ROLLBACK fails
@@ -183,4 +172,33 @@ export class SqliteGroupCommit {
     }
     for (const { member, value } of done) member.resolve(value);
   }
+}
+
+/** The group commit of each SQLite knex instance opened with `sqliteGroupCommit` (see {@link enableGroupCommit}). */
+const groupCommits = new WeakMap<Knex, SqliteGroupCommit>();
+
+/**
+ * Gives the root SQLite knex instance `db` a group commit whose transactions begin with the
+ * options `begin` (see {@link SqliteGroupCommit}); `createKnex` calls it with `sqliteGroupCommit` on.
+ */
+export function enableGroupCommit(db: Knex, begin: Record<string, unknown>): void {
+  groupCommits.set(db, new SqliteGroupCommit(db, begin));
+}
+
+/**
+ * The group commit of `db` (see {@link SqliteGroupCommit}): set for a root SQLite instance
+ * opened by `createKnex` with `sqliteGroupCommit`; undefined on MySQL/MariaDB, with the
+ * setting off, and for a transaction (its writes join it).
+ */
+export function groupCommitOf(db: Knex): SqliteGroupCommit | undefined {
+  return groupCommits.get(db);
+}
+
+/**
+ * True when the write transactions `retryingTransaction` and `lockingTransaction` (./retry.ts) run
+ * on `db` go through its group commit ({@link SqliteGroupCommit}: SQLite, `SQLITE_GROUP_COMMIT`
+ * on), one after another on its one connection.
+ */
+export function groupsCommits(db: Knex): boolean {
+  return groupCommits.has(db);
 }

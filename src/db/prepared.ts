@@ -1,16 +1,17 @@
 import { Knex } from 'knex';
-import { PREPARED, dialectOf } from './knex';
+import { dialectOf } from './dialect';
+import { PREPARED } from './mysql';
 
 /**
- * Runs one hand-written SELECT as a prepared statement (issue 16 "Speed": the per-request
+ * Runs one hand-written SELECT as a prepared statement (the per-request
  * queries of authentication, token introspection and rating lookup, which knex would otherwise
  * build, compile and — on SQLite — prepare anew on every request).
  *
  * `sql` uses `?` placeholders and identifiers that need no quoting on either dialect. On SQLite
- * the connection's statement cache (see `knexConfig`) prepares it once; on MySQL/MariaDB it goes
+ * the connection's statement cache (see `cacheStatements` in ./sqlite.ts) prepares it once; on MySQL/MariaDB it goes
  * out through mysql2 `execute`, whose per-connection cache prepares it once per connection.
  * The statement still runs through the knex client's bounded `_query` (see `boundClient` in
- * `./knex`), so the request deadline and DB_STATEMENT_TIMEOUT_MS bound it, a MySQL connection
+ * `./bound-client.ts`), so the request deadline and DB_STATEMENT_TIMEOUT_MS bound it, a MySQL connection
  * past its bound is destroyed and the failure is a DatabaseTimeoutError; on a transaction (`db`
  * a `Knex.Transaction`) it runs on the transaction's connection, and a completed transaction
  * refuses it as knex does.

@@ -58,7 +58,7 @@ export function callerOf(ctx: GatewayContext): {
   clientId: number;
   tenantId: number;
   tenantName: string;
-  /** The client's username: the actor CDRs name (issue 12 part 5). */
+  /** The client's username: the actor CDRs name (CONTRACT §8). */
   actor: string;
 } {
   if (ctx.subscriber) throw subscriberForbidden();

@@ -5,7 +5,7 @@ import { assertTenantHeader } from '../auth/tenant';
 import { ForbiddenError } from '../errors';
 import { GatewayContext, subscriberForbidden } from './context';
 
-/** `www-authenticate` challenge sent with every 401 (CONTRACT §2). */
+/** `www-authenticate` challenge sent with every 401 (docs/contract.md §2). */
 export const BASIC_CHALLENGE = 'Basic realm="subscriber-gateway"';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
@@ -54,10 +54,11 @@ function httpError(
 }
 
 /**
- * Credentials and tenant rule for `/graphql` (CONTRACT §2): every operation needs valid Basic
- * credentials (401 with `www-authenticate` otherwise) or an active captive-portal token
+ * Credentials and tenant rule for `/graphql` (docs/contract.md §2): every operation needs valid
+ * Basic credentials (401 with `www-authenticate` otherwise) or an active captive-portal token
  * (`authorization: Bearer`, docs/portal.md: 401 UNAUTHENTICATED when unknown, revoked or expired;
- * 403 FORBIDDEN for an operation selecting anything but the portal's root fields), except pure schema introspection
+ * 403 FORBIDDEN for an operation selecting anything but the portal's root fields), except pure
+ * schema introspection
  * without credentials while the sandbox is enabled; a `tenant` header, when sent, must name
  * the client's tenant (403; the rule itself is src/auth/tenant.ts, shared with the REST rows and
  * graphql-ws connections).

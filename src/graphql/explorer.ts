@@ -255,7 +255,7 @@ function loadAsset(src: AssetSource): LoadedAsset {
 }
 
 /**
- * Routes of the gateway's own explorer (public, CONTRACT §2 landing page): `GET /graphql/explorer`
+ * Routes of the gateway's own explorer (public, docs/contract.md §2 landing page): `GET /graphql/explorer`
  * (the GraphiQL page, with its CSP header) and `GET /graphql/explorer/assets/<file>` (the fixed
  * list of package build files, gzip when accepted, ETag revalidation). No routes when `off`.
  * Files are read from `node_modules` on first request and kept in memory.

@@ -4,9 +4,9 @@ import { ServiceUnavailableError, domainErrorOf } from '../errors';
 import { Logger } from '../logger';
 
 /**
- * Apollo `formatError` (CONTRACT §7): domain errors keep their message and `extensions`
+ * Apollo `formatError` (docs/contract.md §7): domain errors keep their message and `extensions`
  * (code and facts); GraphQL's own request errors (parse, validation, variable coercion) pass
- * through; a database that is down, slow or locked is `SERVICE_UNAVAILABLE` (CONTRACT §8);
+ * through; a database that is down, slow or locked is `SERVICE_UNAVAILABLE` (docs/contract.md §8);
  * anything unexpected is logged and masked as `internal error`. No stack trace is ever returned,
  * nor the `http` extension Apollo reads the status from.
  */

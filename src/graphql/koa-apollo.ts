@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { GatewayContext } from './context';
 
 /**
- * Mounts Apollo Server 5 on Koa in a CommonJS build (STACK.md: the official integration is
+ * Mounts Apollo Server 5 on Koa in a CommonJS build (the official integration is
  * ESM-only). A JSON body parser must have run before it; Apollo answers every method, status,
  * header and body itself.
  */

@@ -40,11 +40,8 @@ import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './relay';
 /** Largest page any list argument (`first`, `last`) accepts: the connections' bound (src/graphql/relay.ts). */
 export const MAX_PAGE_SIZE = PAGE_SIZE_MAX;
 
-/** Default of `GRAPHQL_MAX_COST`: the cost above which an operation is refused. */
-export const DEFAULT_GRAPHQL_MAX_COST = 50_000;
-
-/** Default of `GRAPHQL_TIMEOUT_MS`: the deadline of one GraphQL request, from its arrival. */
-export const DEFAULT_GRAPHQL_TIMEOUT_MS = 5_000;
+/** Defaults of `GRAPHQL_MAX_COST` and `GRAPHQL_TIMEOUT_MS`, held by the configuration. */
+export { DEFAULT_GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_TIMEOUT_MS } from '../config/defaults';
 
 /**
  * Documents with more syntax tokens than this are refused while parsing (a guard against huge

@@ -18,8 +18,8 @@ import { AuthResult } from '../auth/authenticate';
 import { assertTenantHeader } from '../auth/tenant';
 import { Config } from '../config';
 import { ForbiddenError, ServiceUnavailableError, TooManyRequestsError } from '../errors';
+import { BODY_LIMIT_BYTES } from '../http/limits';
 import { Logger } from '../logger';
-import { BODY_LIMIT_BYTES } from '../rest/body';
 import { Services } from '../services';
 import { GatewayContext } from './context';
 import { MAX_DOCUMENT_TOKENS } from './limits';
@@ -92,127 +92,141 @@ function clientAddress(request: http.IncomingMessage, trustProxy: boolean): stri
   return trustProxy && first ? first : request.socket.remoteAddress;
 }
 
+/** graphql-ws's server options, typed with what a connection carries. */
+type ServerOptions = Parameters<typeof useServer<Record<string, unknown> | undefined, ConnectionState>>[0];
+
 /**
  * GraphQL subscriptions over the graphql-ws protocol (`graphql-transport-ws`) on the HTTP
- * server's `/graphql` path, beside Apollo's HTTP endpoint (issue 12 part 6; README
- * "Subscriptions"). The same schema; only subscription operations are accepted (queries and
- * mutations go over HTTP, where the cost and deadline limits apply).
- *
- * Authentication happens once, at `connection_init`: its payload (connectionParams) carries the
- * same credentials the HTTP API reads from headers, `authorization` (or `authorisation`) with an
- * HTTP Basic value, and optionally `tenant`. Missing or bad credentials, or a `tenant` naming
- * another tenant than the client's (the rule of src/auth/tenant.ts, which HTTP answers with 403),
- * close the connection with 4403 (Forbidden); too many failed logins with 4429; a database that
- * cannot check them with 1013 (try again later). Each subscription then runs the `@Authorized`
- * permission check of its field, and names a subscriber of the caller's tenant.
+ * server's `/graphql` path, beside Apollo's HTTP endpoint (docs/contract.md §7). The same schema;
+ * only subscription operations are accepted (queries and mutations go over HTTP, where the cost
+ * and deadline limits apply). A message is at most BODY_LIMIT_BYTES. Authentication: see
+ * {@link onConnect}; each operation: see {@link onSubscribe}.
  */
 export function startSubscriptionServer(
   server: http.Server,
   deps: SubscriptionServerDeps,
 ): SubscriptionServer {
-  const { schema, config, services, logger } = deps;
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: BODY_LIMIT_BYTES });
-  const rules = [...specifiedRules, ...deps.validationRules];
   const formatErrors = (errors: readonly GraphQLError[]) =>
     errors.map((e) => deps.formatError(e.toJSON(), e));
-
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionState>(
     {
-      schema,
-      onConnect: async (ctx) => {
-        const params = ctx.connectionParams;
-        const authorization = param(params, 'authorization', 'Authorization', 'authorisation');
-        let auth: AuthResult;
-        try {
-          auth = await deps.authenticate(
-            { authorization },
-            clientAddress(ctx.extra.request, config.trustProxy),
-          );
-        } catch (err) {
-          if (err instanceof TooManyRequestsError) {
-            ctx.extra.socket.close(4429, 'Too many failed logins');
-            return false;
-          }
-          if (err instanceof ServiceUnavailableError) {
-            ctx.extra.socket.close(TRY_AGAIN_LATER, 'Service unavailable, retry later');
-            return false;
-          }
-          throw err;
-        }
-        if (auth.status !== 'ok') return false;
-        const tenant = param(params, 'tenant');
-        try {
-          assertTenantHeader(tenant, auth.client);
-        } catch (err) {
-          if (!(err instanceof ForbiddenError)) throw err;
-          // As HTTP answers 403: the connection is refused before any subscription runs.
-          ctx.extra.socket.close(FORBIDDEN, `Forbidden: ${err.message}`);
-          return false;
-        }
-        ctx.extra.auth = auth;
-        ctx.extra.tenantHeader = tenant;
-        return true;
-      },
-      onSubscribe: (ctx, _id, payload) => {
-        let document;
-        try {
-          document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
-        } catch (err) {
-          return [
-            coded(err instanceof GraphQLError ? err : new GraphQLError(String(err)), 'GRAPHQL_PARSE_FAILED'),
-          ];
-        }
-        const errors = validate(schema, document, rules);
-        if (errors.length) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
-        const operation = getOperationAST(document, payload.operationName ?? undefined);
-        if (!operation) return [new GraphQLError('the document must name one operation to run')];
-        if (operation.operation !== 'subscription')
-          return [
-            new GraphQLError(
-              `only subscriptions are served over WebSocket; send ${operation.operation}s over HTTP POST /graphql`,
-              { extensions: { code: 'BAD_REQUEST' } },
-            ),
-          ];
-        // Variables are coerced here, before any resolver, as Apollo does over HTTP: a malformed
-        // value (an MSISDN that is not one) is BAD_USER_INPUT, not an internal error.
-        const coerced = getVariableValues(
-          schema,
-          operation.variableDefinitions ?? [],
-          payload.variables ?? {},
-        );
-        if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
-        const auth = ctx.extra.auth!;
-        const contextValue: GatewayContext = {
-          requestId: randomUUID(),
-          auth,
-          client: auth.status === 'ok' ? auth.client : null,
-          tenantHeader: ctx.extra.tenantHeader,
-          baseUrl: config.publicBaseUrl ?? `http://${ctx.extra.request.headers.host ?? 'localhost'}`,
-          services,
-          logger,
-          cache: new Map(),
-        };
-        const args: ExecutionArgs = {
-          schema,
-          document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue,
-        };
-        return args;
-      },
+      schema: deps.schema,
+      onConnect: onConnect(deps),
+      onSubscribe: onSubscribe(deps),
       onError: (_ctx, _id, _payload, errors) => formatErrors(errors),
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: formatErrors(result.errors) } : undefined,
     },
     wss,
   );
-
-  wss.on('error', (err) => logger.warn({ err }, 'subscription server error'));
+  wss.on('error', (err) => deps.logger.warn({ err }, 'subscription server error'));
   return {
     connections: () => wss.clients.size,
     close: async () => {
       await disposable.dispose();
     },
+  };
+}
+
+/**
+ * Authentication happens once, at `connection_init`: its payload (connectionParams) carries the
+ * same credentials the HTTP API reads from headers, `authorization` (or `authorisation`) with an
+ * HTTP Basic value, and optionally `tenant`. Missing or bad credentials, or a `tenant` naming
+ * another tenant than the client's (the rule of src/auth/tenant.ts, which HTTP answers with 403),
+ * close the connection with 4403 (Forbidden); too many failed logins with 4429; a database that
+ * cannot check them with 1013 (try again later). An accepted connection carries its credentials
+ * and tenant ({@link ConnectionState}).
+ */
+function onConnect({
+  authenticate,
+  config,
+}: SubscriptionServerDeps): NonNullable<ServerOptions['onConnect']> {
+  return async (ctx) => {
+    const params = ctx.connectionParams;
+    const authorization = param(params, 'authorization', 'Authorization', 'authorisation');
+    let auth: AuthResult;
+    try {
+      auth = await authenticate({ authorization }, clientAddress(ctx.extra.request, config.trustProxy));
+    } catch (err) {
+      if (err instanceof TooManyRequestsError) {
+        ctx.extra.socket.close(4429, 'Too many failed logins');
+        return false;
+      }
+      if (err instanceof ServiceUnavailableError) {
+        ctx.extra.socket.close(TRY_AGAIN_LATER, 'Service unavailable, retry later');
+        return false;
+      }
+      throw err;
+    }
+    if (auth.status !== 'ok') return false;
+    const tenant = param(params, 'tenant');
+    try {
+      assertTenantHeader(tenant, auth.client);
+    } catch (err) {
+      if (!(err instanceof ForbiddenError)) throw err;
+      // As HTTP answers 403: the connection is refused before any subscription runs.
+      ctx.extra.socket.close(FORBIDDEN, `Forbidden: ${err.message}`);
+      return false;
+    }
+    ctx.extra.auth = auth;
+    ctx.extra.tenantHeader = tenant;
+    return true;
+  };
+}
+
+/**
+ * Each `subscribe` message: the document is parsed (GRAPHQL_PARSE_FAILED), validated with
+ * GraphQL's rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
+ * operation (BAD_REQUEST otherwise), and its variables are coerced (BAD_USER_INPUT); then it runs
+ * with a context of the connection's credentials. Each subscription then runs the `@Authorized`
+ * permission check of its field, and names a subscriber of the caller's tenant.
+ */
+function onSubscribe(deps: SubscriptionServerDeps): NonNullable<ServerOptions['onSubscribe']> {
+  const { schema, config, services, logger } = deps;
+  const rules = [...specifiedRules, ...deps.validationRules];
+  return (ctx, _id, payload) => {
+    let document;
+    try {
+      document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
+    } catch (err) {
+      return [
+        coded(err instanceof GraphQLError ? err : new GraphQLError(String(err)), 'GRAPHQL_PARSE_FAILED'),
+      ];
+    }
+    const errors = validate(schema, document, rules);
+    if (errors.length) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
+    const operation = getOperationAST(document, payload.operationName ?? undefined);
+    if (!operation) return [new GraphQLError('the document must name one operation to run')];
+    if (operation.operation !== 'subscription')
+      return [
+        new GraphQLError(
+          `only subscriptions are served over WebSocket; send ${operation.operation}s over HTTP POST /graphql`,
+          { extensions: { code: 'BAD_REQUEST' } },
+        ),
+      ];
+    // Variables are coerced here, before any resolver, as Apollo does over HTTP: a malformed
+    // value (an MSISDN that is not one) is BAD_USER_INPUT, not an internal error.
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], payload.variables ?? {});
+    if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
+    const auth = ctx.extra.auth!;
+    const contextValue: GatewayContext = {
+      requestId: randomUUID(),
+      auth,
+      client: auth.status === 'ok' ? auth.client : null,
+      tenantHeader: ctx.extra.tenantHeader,
+      baseUrl: config.publicBaseUrl ?? `http://${ctx.extra.request.headers.host ?? 'localhost'}`,
+      services,
+      logger,
+      cache: new Map(),
+    };
+    const args: ExecutionArgs = {
+      schema,
+      document,
+      operationName: payload.operationName,
+      variableValues: payload.variables,
+      contextValue,
+    };
+    return args;
   };
 }

@@ -13,7 +13,7 @@ interface Lane {
 }
 
 /**
- * A keyed bulkhead (issue 10 "Bulkheads"): at most `perKey` operations for one key (e.g. one
+ * A keyed bulkhead: at most `perKey` operations for one key (e.g. one
  * subscriber) hold a database connection at a time in this process; the others wait here, off
  * the pool, until a slot frees or their deadline passes. A locked or hot row therefore occupies
  * at most `perKey` pooled connections and cannot starve requests for other keys.

@@ -1,5 +1,5 @@
 /**
- * Start-up time (issue 16): running the server from one esbuild bundle compiled from V8's code
+ * Start-up time: running the server from one esbuild bundle compiled from V8's code
  * cache, instead of resolving, reading and compiling some 1,500 module files at every start.
  * scripts/bundle.js writes the bundle (`dist/gateway.js`) at build time; src/main.ts runs it.
  */

@@ -1,5 +1,5 @@
 /**
- * RFC 4180 CSV (issue 12 part 5, `cdr export`): a field containing a comma, a double quote, CR
+ * RFC 4180 CSV (`cdr export`, CONTRACT §8): a field containing a comma, a double quote, CR
  * or LF is wrapped in double quotes with inner quotes doubled; anything else is written as is.
  * `null` is an empty field. Records end with CRLF, as RFC 4180 §2 specifies.
  */

@@ -10,7 +10,7 @@ export const DEFAULT_HEAP_MODE: HeapMode = 'balanced';
 export const HEAP_MODES: readonly HeapMode[] = ['balanced', 'compact', 'v8'];
 
 /**
- * The flag every heap mode sets (issue 16 "Speed", measured on ratings): V8 learns per
+ * The flag every heap mode sets (measured on ratings): V8 learns per
  * allocation site that its objects outlive a young-generation collection and then allocates them
  * straight in the old generation. Under a rating load (requests queued on the one SQLite
  * connection for tens of milliseconds) it did so for the request objects, and everything they
@@ -22,7 +22,7 @@ export const HEAP_MODES: readonly HeapMode[] = ['balanced', 'compact', 'v8'];
 export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring'];
 
 /**
- * The V8 flags of each heap mode (issue 16 "Speed": RSS under steady load and after the
+ * The V8 flags of each heap mode (measured: RSS under steady load and after the
  * location list). V8 lets the old generation grow to a multiple of the live data before the next
  * full collection; on a machine with a large heap limit it picks up to 4×, so a garbage-making
  * load (ratings, the 10,000-location list) ran the process to 216-262 MB of RSS for 20-46 MB

@@ -62,7 +62,7 @@ class DelayQueue {
 
 /**
  * Races many promises against a delay each, with one timer per distinct delay instead of a timer
- * and a `Promise.race` per promise (issue 16 "Speed"): the request safety net of issue 10, where
+ * and a `Promise.race` per promise (a hot path): the request safety net (src/http/deadline.ts), where
  * every request of a kind has the same delay (its budget plus DEADLINE_GRACE_MS), so the
  * promises of one delay are due in the order they were added and one timer, armed for the
  * oldest one not yet settled, serves them all. Delays are milliseconds on `now`'s clock

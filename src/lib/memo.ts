@@ -1,5 +1,5 @@
 /**
- * Memoises `fn` by its string argument (issue 16 "Speed": header values such as `accept` and
+ * Memoises `fn` by its string argument (header values such as `accept` and
  * `content-type`, of which clients send few distinct ones): at most `max` results are kept, and
  * the memo is emptied when full, so hostile variety costs memory only up to `max` entries.
  */

@@ -3,9 +3,9 @@ import { performance } from 'node:perf_hooks';
 import type { RequestLogFields } from '../logger';
 
 /**
- * What every wait inside one request can see of that request (issue 10 "Deadlines everywhere"):
+ * What every wait inside one request can see of that request, so that no wait outlives its deadline:
  * when it arrived and when it must be answered, both in `performance.now()` milliseconds, and
- * the fields its log lines carry (issue 13 part 2).
+ * the fields its log lines carry.
  */
 export interface RequestScope {
   /** Arrival time, ms on the `performance.now()` clock. */
@@ -19,7 +19,7 @@ export interface RequestScope {
   log?: RequestLogFields;
 }
 
-// The one AsyncLocalStorage of a request (issue 16 "Speed"): deadline and log fields share it, so
+// The one AsyncLocalStorage of a request: deadline and log fields share it, so
 // every promise created while serving a request propagates one store, not one per concern.
 const storage = new AsyncLocalStorage<RequestScope>();
 
@@ -45,7 +45,7 @@ export function runWithLogFields<T>(log: RequestLogFields, fn: () => T): T {
 }
 
 /**
- * Sets the running request's deadline to `budgetMs` after its arrival (issue 16 "Speed": the
+ * Sets the running request's deadline to `budgetMs` after its arrival (the
  * request's one scope, opened for its log fields, gets its deadline once the request is admitted,
  * instead of a second scope). The scope object belongs to this request alone, so everything the
  * request awaits from now on sees the deadline. Outside any request it does nothing and returns

@@ -1,6 +1,6 @@
 /**
- * Bounded waits shared by the broker clients, the probes and the metrics (issue 10 "every wait
- * has a deadline"; issue 12 relay and renewal consumer).
+ * Bounded waits shared by the broker clients (the event relay and the renewal consumer), the
+ * probes and the metrics: every wait has a deadline.
  */
 
 /**

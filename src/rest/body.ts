@@ -2,10 +2,8 @@ import { bodyParser } from '@koa/bodyparser';
 import coBody from 'co-body';
 import type { Context } from 'koa';
 import typeis from 'type-is';
+import { BODY_LIMIT_BYTES } from '../http/limits';
 import { memoByString } from '../lib/memo';
-
-/** Largest accepted request body (CONTRACT §1): 1 MiB. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** A request body that cannot be used: status 400, 413 or 415 and a message for the client. */
 export class BodyError extends Error {
@@ -21,7 +19,7 @@ export class BodyError extends Error {
 /**
  * co-body's JSON reader (the one @koa/bodyparser runs), called directly: the content-type is
  * checked here already, so @koa/bodyparser's own type detection (type-is on every request) only
- * cost time (issue 16 "Speed"). Strict: the top level must be an object or array, an empty body
+ * cost time (a hot path). Strict: the top level must be an object or array, an empty body
  * reads as `{}`; a `__proto__` key is an error; content-encoding gzip, deflate and br are
  * inflated, another is 415; more than {@link BODY_LIMIT_BYTES} is 413.
  */
@@ -34,7 +32,7 @@ const JSON_READ: coBody.Options & { onProtoPoisoning: 'error' } = {
 
 /**
  * True when the content-type is `application/json` or a `+json` type (any case, parameters
- * allowed; `+json` goes beyond CONTRACT §1, see README "Bodies"), or absent.
+ * allowed; `+json` goes beyond docs/contract.md §1, see README "Bodies"), or absent.
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
   return !contentType || jsonContentType(contentType);
@@ -46,12 +44,12 @@ const jsonContentType = memoByString(
 
 /**
  * The `next` the form parser gets: nothing runs after it. Not async (the parser awaits its
- * result either way): one promise less per request body (issue 16 "Speed").
+ * result either way): one promise less per request body (a hot path).
  */
 const end = (() => undefined) as unknown as () => Promise<void>;
 
 /**
- * Reads the request body as a JSON object (CONTRACT §1): a non-JSON content-type is 415, more
+ * Reads the request body as a JSON object (docs/contract.md §1): a non-JSON content-type is 415, more
  * than 1 MiB is 413, unparseable JSON or a top level that is not an object is 400. An empty
  * body reads as `{}`.
  * @throws BodyError (the promise rejects with it)
@@ -60,7 +58,7 @@ export function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   if (!isJsonContentType(ctx.get('content-type') || undefined)) {
     return Promise.reject(new BodyError(415, 'content-type must be application/json'));
   }
-  // `then` rather than an async function: one promise less per request (issue 16 "Speed").
+  // `then` rather than an async function: one promise less per request (a hot path).
   return coBody.json(ctx, JSON_READ).then(
     (body: unknown) => {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {

@@ -14,7 +14,7 @@ const price = (description: string) =>
 const lookupKey = (description: string) => text(`${description}, 1-64 characters`, { maxLength: 64 });
 
 /**
- * The rating/refund request body (spec 2.4): src/rest/rating-input.ts reads it (missing fields and
+ * The rating/refund request body (docs/contract.md §4): src/rest/rating-input.ts reads it (missing fields and
  * wrong JSON types), src/modules/charging/rating-request.ts judges the typed request.
  */
 const RATING_REQUEST = named('RatingRequest', {
@@ -154,7 +154,7 @@ const row = (path: string, field: 'processRating' | 'processRefund') =>
   });
 
 /**
- * Charging rows (CONTRACT §4, spec 4.3): HTTP 200 for every business outcome, `{"returnCode"}`;
+ * Charging rows (docs/contract.md §4): HTTP 200 for every business outcome, `{"returnCode"}`;
  * 400 only for a body that is not a JSON object or a missing `tenant` header.
  */
 export const CHARGING_ROUTES = [

@@ -20,7 +20,7 @@ export interface RestFailure {
   domain?: DomainError;
 }
 
-/** The legacy HTTP status of each domain error code (CONTRACT §2-§5, spec 4.8). */
+/** The legacy HTTP status of each domain error code (CONTRACT §2-§5). */
 const STATUS: Readonly<Record<ErrorCode, number>> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
@@ -35,7 +35,7 @@ const STATUS: Readonly<Record<ErrorCode, number>> = {
 
 /**
  * The status a path of error style `style` answers a domain error with: by its code, except that
- * the quota-sharing paths answer a value that breaks a rule 412 (spec 4.8) and keep 400 for a
+ * the quota-sharing paths answer a value that breaks a rule 412 (CONTRACT §5) and keep 400 for a
  * request of the wrong shape ({@link RequestShapeError}: a wrongly typed field, a missing header).
  */
 export function statusOf(domain: DomainError, style: ErrorStyle): number {
@@ -73,7 +73,7 @@ export function toFailure(err: unknown, logger: Logger, style: ErrorStyle): Rest
  * 403 the common `{"errorCode":1,"message"}`, token request errors their own `error`,
  * other 4xx `invalid_request`, 503 `temporarily_unavailable`, other 5xx `server_error`.
  * plain: `{"errorCode","message"}`, errorCode from the domain error when it has one, else 1.
- * sqs (spec 4.8): 412 `{"errors":[{"field","description"}]}`; 404, 409 and 422
+ * sqs (CONTRACT §5): 412 `{"errors":[{"field","description"}]}`; 404, 409 and 422
  * `{"message","errorCode"}`; other statuses as plain.
  */
 export function failureBody(style: ErrorStyle, f: RestFailure): Record<string, unknown> {

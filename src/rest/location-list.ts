@@ -4,12 +4,12 @@ import type { Format } from './negotiate';
 import { XML_PROLOGUE, plainNumber, xmlText } from './xml';
 
 /**
- * The direct path of `GET /pcc/pcrf/locations` (issue 16 "Speed"): the body the generic path
+ * The direct path of `GET /pcc/pcrf/locations` (a fast path): the body the generic path
  * writes (the row's GraphQL operation, `listResult`'s `locationElement`s, then `JSON.stringify` or
  * `toXml`), written straight from the rows without building the GraphQL result, the element
  * objects or the XMLBuilder's copy. Keys, order, escaping and number forms are the generic
  * path's; `test/e2e/location-list-direct.test.ts` compares the two byte for byte on both formats
- * and both databases. Change the spec 2.8 shape in `location.routes.ts` and here together.
+ * and both databases. Change the `locationList` shape in `location.routes.ts` and here together.
  */
 
 /** The location list as read for the direct path: `rates[i]` belongs to `locations[i]`. */

@@ -47,7 +47,7 @@ const LOCATION_SELECTION =
   'id: locationId name description rates: rateList { id: locationRateId name description locationRate }';
 const INFO_SELECTION = 'id: locationInfoId name description value type { id: locationInfoTypeId name value }';
 
-/** A `locationList[]` element (spec 2.8), keys in the published order. */
+/** A `locationList[]` element (CONTRACT §6), keys in the published order. */
 function locationElement(l: LocationData, base: string) {
   return {
     location: {
@@ -69,7 +69,7 @@ function locationElement(l: LocationData, base: string) {
   };
 }
 
-/** A `locationInfoList[]` element (spec 2.9), keys in the published order. */
+/** A `locationInfoList[]` element (CONTRACT §6), keys in the published order. */
 function infoElement(i: InfoData, locationName: string, base: string) {
   return {
     locationInfo: {
@@ -186,7 +186,7 @@ const listResult = (
 });
 
 /**
- * The direct path of the list rows (issue 16 "Speed"): the rows `LIST_DOCUMENT` resolves, read
+ * The direct path of the list rows (a fast path): the rows `LIST_DOCUMENT` resolves, read
  * in two queries, and the body `listResult` gives, written straight from them
  * (src/rest/location-list.ts). Everything is read before the answer starts, within the request's
  * deadline; declines, so the generic path answers, when the data holds what the generic path
@@ -208,7 +208,7 @@ const directList: RestRoute<{ locationList: LocationData[] }>['direct'] = async 
   return { status: 200, body: locationListStream(data, format, baseUrl, hrefs) };
 };
 
-/** GET /pcc/pcrf/locations[?name=] (spec 4.6): every location by id, or the named one (404 when absent). */
+/** GET /pcc/pcrf/locations[?name=] (CONTRACT §6): every location by id, or the named one (404 when absent). */
 const list = defineRoute<{ locationList: LocationData[] }>({
   ...common,
   path: '/pcc/pcrf/locations',
@@ -218,7 +218,7 @@ const list = defineRoute<{ locationList: LocationData[] }>({
     description: 'Every location of the tenant, ordered by id.',
     query: { name: { description: 'only this location (404 when absent)', schema: { type: 'string' } } },
     responses: {
-      200: { description: 'the locations (spec 2.8)', schema: LOCATION_LIST, example: LOCATION_EXAMPLE },
+      200: { description: 'the locations', schema: LOCATION_LIST, example: LOCATION_EXAMPLE },
       404: { description: 'no location has that `name`' },
     },
   }),
@@ -228,7 +228,7 @@ const list = defineRoute<{ locationList: LocationData[] }>({
   direct: directList,
 });
 
-/** GET /pcc/pcrf/locations/<name> (spec 4.6, name appended to the path): one element, 404 when absent. */
+/** GET /pcc/pcrf/locations/<name> (CONTRACT §6, name appended to the path): one element, 404 when absent. */
 const one = defineRoute<{ locationList: LocationData[] }>({
   ...common,
   path: '/pcc/pcrf/locations/:name',
@@ -237,7 +237,7 @@ const one = defineRoute<{ locationList: LocationData[] }>({
     summary: 'One location, as a one-element list',
     params: NAME_PARAM,
     responses: {
-      200: { description: 'the location (spec 2.8)', schema: LOCATION_LIST, example: LOCATION_EXAMPLE },
+      200: { description: 'the location', schema: LOCATION_LIST, example: LOCATION_EXAMPLE },
       404: { description: 'no such location' },
     },
   }),
@@ -257,7 +257,7 @@ const infosRow = (path: string, operationId: string, summary: string) =>
       params: NAME_PARAM,
       responses: {
         200: {
-          description: 'the location infos (spec 2.9); `[]` for a location without any',
+          description: 'the location infos; `[]` for a location without any',
           schema: LOCATION_INFO_LIST,
           example: { locationInfoList: [infoElement(INFO_EXAMPLE, 'ZONE-1', BASE)] },
         },
@@ -341,11 +341,15 @@ const info = defineRoute<{ locationInfo: (InfoData & { location: { name: string 
       : notFound('location info', params.name),
 });
 
-/** The PCRF location rows (CONTRACT §6): the spec paths and every path an emitted link names. */
+/** The PCRF location rows (CONTRACT §6): the published paths and every path an emitted link names. */
 export const LOCATION_ROUTES = [
   list,
   one,
-  infosRow('/pcc/pcrf/location/:name/locationInfo', 'listLocationInfos', "A location's infos (spec 4.7)"),
+  infosRow(
+    '/pcc/pcrf/location/:name/locationInfo',
+    'listLocationInfos',
+    "A location's infos (the published path)",
+  ),
   infosRow(
     '/pcc/pcrf/locations/:name/locationInfos',
     'listLocationInfosByLink',

@@ -32,7 +32,7 @@ export function negotiateFormat(accept: string | undefined): Format {
   return accept ? negotiated(accept) : 'xml';
 }
 
-/** {@link negotiateFormat} of a non-empty `accept`, memoised per value (issue 16 cuts per-request work). */
+/** {@link negotiateFormat} of a non-empty `accept`, memoised per value (clients send few distinct values). */
 const negotiated = memoByString((accept): Format => {
   const best = new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(OFFERED);
   return best === 'application/json' ? 'json' : 'xml';

@@ -156,7 +156,7 @@ function read(body: Json, into: RatingRequestPrefix): void {
 }
 
 /**
- * A legacy rating or refund body (spec 2.4; a JSON object, the REST layer checked it) → the
+ * A legacy rating or refund body (docs/contract.md §4; a JSON object, the REST layer checked it) → the
  * typed request, or the legacy answer for a body that cannot be one (CONTRACT §4: a field of the
  * wrong JSON type gets its field's return code, not 400). The edge reads the fields in the order
  * of the service's rules (`RATING_FIELDS`, see `parseRatingRequest`), and the first it cannot

@@ -9,7 +9,7 @@ function varyAccept(ctx: Context): void {
   else ctx.set('vary', 'accept');
 }
 
-/** The format a request negotiated (CONTRACT §1): JSON when it is the best acceptable type, else XML. */
+/** The format a request negotiated (docs/contract.md §1): JSON when it is the best acceptable type, else XML. */
 export function requestFormat(ctx: Context): Format {
   return negotiateFormat(ctx.get('accept') || undefined);
 }
@@ -26,7 +26,7 @@ export function sendStream(ctx: Context, status: number, format: Format, body: R
 }
 
 /**
- * Writes a REST response in the negotiated format (CONTRACT §1): JSON when it is the client's
+ * Writes a REST response in the negotiated format (docs/contract.md §1): JSON when it is the client's
  * best acceptable type, otherwise XML. `vary: accept` tells caches the body depends on it. A null
  * body sends none (for 204). `format` overrides negotiation (the JSON-only OAuth 2.0 rows).
  */

@@ -9,7 +9,7 @@ import type { JsonSchema } from './schemas';
  * How a path renders its error bodies (CONTRACT §1–3):
  * - `oauth`: token endpoints, `{"error","error_description"}` (401 `unauthorized`, published);
  * - `plain`: every other path, `{"errorCode":1,"message"}` unless a domain error gives its own code;
- * - `sqs`: quota-sharing paths (spec 4.8): 412 `{"errors":[{"field","description"}]}`, 404/409/422
+ * - `sqs`: quota-sharing paths (CONTRACT §5): 412 `{"errors":[{"field","description"}]}`, 404/409/422
  *   `{"message","errorCode"}`, other statuses as `plain`;
  * - `oauth2`: the standard OAuth 2.0 rows (`/oauth2/*`, not legacy): RFC 6749 §5.2 error bodies
  *   (`invalid_client` 401, `unauthorized_client`, ...), always JSON; the body may also be
@@ -123,7 +123,7 @@ export interface RestRoute<TData = unknown> {
   /** Operation data → status and legacy body. */
   result(data: TData, input: RestInput): RestOutput;
   /**
-   * The operation's data computed without GraphQL execution (issue 16 "Speed"), for a hot row
+   * The operation's data computed without GraphQL execution (a fast path), for a hot row
    * whose one field is one service call: it calls the function the field's resolver calls
    * (permission check included), so `result` renders the same status and bytes; a test per row
    * compares the two paths. Throws what the resolver throws (the row's usual error outcomes).
@@ -134,7 +134,7 @@ export interface RestRoute<TData = unknown> {
   resolve?(gctx: GatewayContext, variables: Record<string, unknown>): Promise<unknown>;
   /**
    * A faster path for a row whose generic execution is too slow for its size (the full location
-   * list, issue 16 "Speed"): runs after the same transport checks, with the same variables, and
+   * list, a fast path): runs after the same transport checks, with the same variables, and
    * must answer byte-identically to `document` + `result` in `format` (a test per row compares
    * the two). It throws as the operation would (domain and database errors get the row's usual
    * outcomes), or resolves undefined to decline, and the generic path answers.

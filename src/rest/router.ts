@@ -64,7 +64,7 @@ export interface CompiledRoute {
 }
 
 /**
- * How a row's operation runs (issue 16 "Speed"): compiled with graphql-jit, which executes the
+ * How a row's operation runs (a hot path): compiled with graphql-jit, which executes the
  * same resolvers with the same context, variables and errors as graphql-js `execute` but without
  * re-walking the document on every request; graphql-js `execute` when graphql-jit cannot compile
  * the operation (it answers errors, or throws). The compilation happens on the row's first
@@ -121,7 +121,7 @@ export function compileRoutes(
 }
 
 /**
- * The `Idempotency-Key` header's key, or null when absent (CONTRACT §5).
+ * The `Idempotency-Key` header's key, or null when absent (docs/contract.md §5).
  * @throws BadUserInputError 412 on `Idempotency-Key` when it is not 1-255 visible ASCII characters.
  */
 function idempotencyKeyOf(ctx: Context): string | null {
@@ -160,7 +160,7 @@ function sendAnswer(
   sendBody(ctx, status, body, format);
 }
 
-/** Transport rules checked before the operation runs (CONTRACT §2). */
+/** Transport rules checked before the operation runs (docs/contract.md §2). */
 function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayContext): void {
   if (gctx.auth.status !== 'ok') throw new UnauthenticatedError();
   assertTenantHeader(gctx.tenantHeader, gctx.auth.client, route.tenantHeader === 'required');
@@ -174,7 +174,7 @@ function checkTransport(route: RestRoute<never>, ctx: Context, gctx: GatewayCont
 
 /**
  * A request as a row's variable mapping sees it ({@link RestInput}); the query string is parsed
- * only by the rows that read it. The getter is the class's (issue 16 "Speed"): an object literal
+ * only by the rows that read it. The getter is the class's (a hot path): an object literal
  * with a getter closing over the request gives every request its own hidden class, which V8 keeps
  * in the old generation with the closure, the Koa context and the whole request reachable from
  * it, so every request's objects were promoted and RSS grew until each full collection.
@@ -200,6 +200,13 @@ class RowInput implements RestInput {
   }
 }
 
+/** What every row's handler shares: the request context maker, the fallback logger, the credentials check. */
+interface RowDeps {
+  makeContext: (ctx: Context) => Promise<GatewayContext>;
+  logger: Logger;
+  authenticate?: (headers: Record<string, string>, address?: string) => Promise<AuthResult>;
+}
+
 /**
  * Builds the legacy REST router: each row authenticates, checks the tenant and permissions
  * headers, reads the body, and executes its pre-parsed operation (compiled with graphql-jit, see
@@ -216,92 +223,141 @@ export function restRouter(
   authenticate?: (headers: Record<string, string>, address?: string) => Promise<AuthResult>,
 ): Router {
   const router = new Router();
-  for (const { route, run } of compileRoutes(routes, schema)) {
-    const handler = async (ctx: Context): Promise<void> => {
-      if (route.noStore) {
-        ctx.set('cache-control', 'no-store');
-        ctx.set('pragma', 'no-cache');
-      }
-      const oauth2 = route.style === 'oauth2';
-      let early: { body?: Record<string, unknown>; err?: unknown } = {};
-      if (oauth2) {
-        try {
-          const body = await readFormOrJsonObject(ctx);
-          if (!authenticate) throw new Error('oauth2 rows need an authenticate function');
-          ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, (h) => authenticate(h, ctx.ip));
-          early = { body };
-        } catch (err) {
-          ctx.state.auth ??= { status: 'missing' };
-          early = { err };
-        }
-      }
-      let gctx: GatewayContext | undefined;
-      let executed = false;
-      try {
-        if (early.err) throw early.err;
-        gctx = await makeContext(ctx);
-        gctx.legacyRest = true;
-        checkTransport(route, ctx, gctx);
-        const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
-        const input = new RowInput(
-          ctx,
-          gctx,
-          early.body ?? (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
-          gctx.baseUrl,
-        );
-        executed = true;
-        const variables = route.variables(input);
-        if (route.direct) {
-          const format = requestFormat(ctx);
-          const out = await route.direct(gctx, variables, input, format);
-          if (out) {
-            ctx.state.answer = {
-              route: route.path,
-              style: route.style,
-              status: out.status,
-            } satisfies RestAnswer;
-            sendStream(ctx, out.status, format, out.body);
-            return;
-          }
-        }
-        const operationVariables = route.idempotent ? { ...variables, idempotencyKey } : variables;
-        let data: unknown;
-        if (route.resolve) data = await route.resolve(gctx, operationVariables);
-        else {
-          const result = await run(gctx, operationVariables);
-          if (result.errors?.length) throw result.errors[0];
-          data = result.data;
-        }
-        const out = route.result(data as never, input);
-        sendAnswer(ctx, route, out.status, out.body, oauth2 ? 'json' : undefined);
-      } catch (err) {
-        const failure = toFailure(err, gctx?.logger ?? logger, route.style);
-        const retryAfter = failure.domain?.extensions.retryAfterSeconds;
-        if (
-          typeof retryAfter === 'number' &&
-          !(route.unavailable && failure.domain instanceof ServiceUnavailableError)
-        )
-          ctx.set('retry-after', String(retryAfter));
-        if (failure.domain instanceof TooManyRequestsError)
-          ctx.set('retry-after', String(failure.domain.retryAfterSeconds));
-        if (oauth2) {
-          const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
-          if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
-          sendAnswer(ctx, route, out.status, out.body, 'json');
-          return;
-        }
-        if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
-        if (failure.domain instanceof ServiceUnavailableError && route.unavailable) {
-          const out = route.unavailable(failure.domain.reason);
-          sendAnswer(ctx, route, out.status, out.body);
-          return;
-        }
-        sendAnswer(ctx, route, failure.status, failureBody(route.style, failure));
-      }
-    };
-    router.register(route.path, [route.method], handler as RouterMiddleware);
-  }
+  const deps: RowDeps = { makeContext, logger, authenticate };
+  for (const { route, run } of compileRoutes(routes, schema))
+    router.register(route.path, [route.method], rowHandler(route, run, deps) as RouterMiddleware);
   return router;
+}
+
+/** What an `oauth2` row read before its context: the body, or the failure to read or authenticate it. */
+type Early = { body?: Record<string, unknown>; err?: unknown };
+
+/**
+ * One row's handler: no-store headers when the row asks for them, the early body read of an
+ * `oauth2` row, then {@link serveRow}; a failure is answered by {@link answerFailure}.
+ */
+function rowHandler(
+  route: RestRoute<never>,
+  run: RowExecutor,
+  deps: RowDeps,
+): (ctx: Context) => Promise<void> {
+  const oauth2 = route.style === 'oauth2';
+  return async (ctx) => {
+    if (route.noStore) {
+      ctx.set('cache-control', 'no-store');
+      ctx.set('pragma', 'no-cache');
+    }
+    const early = oauth2 ? await readOAuth2Early(ctx, deps.authenticate) : {};
+    const state: { gctx?: GatewayContext; executed: boolean } = { executed: false };
+    try {
+      if (early.err) throw early.err;
+      await serveRow(ctx, route, run, deps.makeContext, early.body, state);
+    } catch (err) {
+      answerFailure(ctx, route, err, state.gctx?.logger ?? deps.logger, state.executed);
+    }
+  };
+}
+
+/**
+ * Reads an `oauth2` row's body (form or JSON) and checks the client credentials it or the
+ * headers carry, leaving the result in `ctx.state.auth`; a failure is returned (and
+ * `ctx.state.auth` is `missing` unless set), to be answered in the row's style.
+ */
+async function readOAuth2Early(ctx: Context, authenticate: RowDeps['authenticate']): Promise<Early> {
+  try {
+    const body = await readFormOrJsonObject(ctx);
+    if (!authenticate) throw new Error('oauth2 rows need an authenticate function');
+    ctx.state.auth = await authenticateOAuth2Client(ctx.headers, body, (h) => authenticate(h, ctx.ip));
+    return { body };
+  } catch (err) {
+    ctx.state.auth ??= { status: 'missing' };
+    return { err };
+  }
+}
+
+/**
+ * Serves a row: its context (left in `state.gctx`), the transport checks, the `Idempotency-Key`,
+ * the body (`earlyBody` for an `oauth2` row, JSON for POST and PUT, else none), then the row's
+ * variables (`state.executed` from here: a failure names the row's parameters), then the row's
+ * `direct` stream, `resolve` or compiled operation, and its result as the answer.
+ * @throws whatever the checks or the operation raise (the first GraphQL error of the result).
+ */
+async function serveRow(
+  ctx: Context,
+  route: RestRoute<never>,
+  run: RowExecutor,
+  makeContext: RowDeps['makeContext'],
+  earlyBody: Record<string, unknown> | undefined,
+  state: { gctx?: GatewayContext; executed: boolean },
+): Promise<void> {
+  const gctx = (state.gctx = await makeContext(ctx));
+  gctx.legacyRest = true;
+  checkTransport(route, ctx, gctx);
+  const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx) : null;
+  const input = new RowInput(
+    ctx,
+    gctx,
+    earlyBody ?? (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
+    gctx.baseUrl,
+  );
+  state.executed = true;
+  const variables = route.variables(input);
+  if (route.direct) {
+    const format = requestFormat(ctx);
+    const out = await route.direct(gctx, variables, input, format);
+    if (out) {
+      ctx.state.answer = { route: route.path, style: route.style, status: out.status } satisfies RestAnswer;
+      sendStream(ctx, out.status, format, out.body);
+      return;
+    }
+  }
+  const operationVariables = route.idempotent ? { ...variables, idempotencyKey } : variables;
+  let data: unknown;
+  if (route.resolve) data = await route.resolve(gctx, operationVariables);
+  else {
+    const result = await run(gctx, operationVariables);
+    if (result.errors?.length) throw result.errors[0];
+    data = result.data;
+  }
+  const out = route.result(data as never, input);
+  sendAnswer(ctx, route, out.status, out.body, route.style === 'oauth2' ? 'json' : undefined);
+}
+
+/**
+ * Answers a row's failure in its style (docs/contract.md §1, §2): `retry-after` when the error
+ * carries one (not when the row answers an outage its own way), the OAuth 2 error body for an
+ * `oauth2` row (naming the row's parameters once it `executed`), `www-authenticate` on 401, the
+ * row's own outage answer when it has one, else the legacy failure body.
+ */
+function answerFailure(
+  ctx: Context,
+  route: RestRoute<never>,
+  err: unknown,
+  logger: Logger,
+  executed: boolean,
+): void {
+  const failure = toFailure(err, logger, route.style);
+  const retryAfter = failure.domain?.extensions.retryAfterSeconds;
+  if (
+    typeof retryAfter === 'number' &&
+    !(route.unavailable && failure.domain instanceof ServiceUnavailableError)
+  )
+    ctx.set('retry-after', String(retryAfter));
+  if (failure.domain instanceof TooManyRequestsError)
+    ctx.set('retry-after', String(failure.domain.retryAfterSeconds));
+  if (route.style === 'oauth2') {
+    const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
+    if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);
+    sendAnswer(ctx, route, out.status, out.body, 'json');
+    return;
+  }
+  if (failure.status === 401) ctx.set('www-authenticate', BASIC_CHALLENGE);
+  if (failure.domain instanceof ServiceUnavailableError && route.unavailable) {
+    const out = route.unavailable(failure.domain.reason);
+    sendAnswer(ctx, route, out.status, out.body);
+    return;
+  }
+  sendAnswer(ctx, route, failure.status, failureBody(route.style, failure));
 }
 
 /** The REST rows that {@link exactRowDispatch} serves by exact method and path. */
@@ -319,7 +375,7 @@ export interface ExactRows {
 const noNext = async (): Promise<void> => undefined;
 
 /**
- * Exact-path dispatch of REST rows (issue 16 "Speed"): a request whose method and path are
+ * Exact-path dispatch of REST rows (a hot path): a request whose method and path are
  * exactly those of a row without path parameters goes straight to that row's handler, with
  * what @koa/router would have set for it (`ctx.params` `{}`, `_matchedRoute` the row's path for
  * the access log and metrics), instead of having every router scan its layers. A row is taken

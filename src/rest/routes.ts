@@ -27,7 +27,7 @@ const INTROSPECTION = named('TokenIntrospection', {
   ],
 });
 
-/** POST /token (CONTRACT §3, spec 4.1): 201 with the OAuth token body. */
+/** POST /token (CONTRACT §3): 201 with the OAuth token body. */
 const issueToken = defineRoute<{
   issueToken: { token: { accessToken: string; tokenType: string; expiresIn: number } };
 }>({
@@ -84,7 +84,7 @@ const issueToken = defineRoute<{
   }),
 });
 
-/** POST /token/introspect (CONTRACT §3, spec 4.2): 200 `{active}` or `{active, client_id, expiry}`. */
+/** POST /token/introspect (CONTRACT §3): 200 `{active}` or `{active, client_id, expiry}`. */
 const introspectToken = defineRoute<{
   introspectToken: { active: boolean; clientId: string | null; expiry: number | null };
 }>({

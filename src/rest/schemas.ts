@@ -107,16 +107,16 @@ export const OAUTH2_ERROR = named(
   }),
 );
 
-/** Quota-sharing 404/409/422 body (spec 4.8): `{"message","errorCode"}`. */
+/** Quota-sharing 404/409/422 body (CONTRACT §5): `{"message","errorCode"}`. */
 export const SQS_ERROR = named(
   'SharingError',
   object({
     message: text('what went wrong, for a person'),
-    errorCode: integer('quota-sharing errorCode (spec 7.2), e.g. 5 group not found, 2 duplicate group'),
+    errorCode: integer('quota-sharing errorCode, e.g. 5 group not found, 2 duplicate group'),
   }),
 );
 
-/** Quota-sharing 412 body (spec 4.8): the fields that failed validation. */
+/** Quota-sharing 412 body (CONTRACT §5): the fields that failed validation. */
 export const SQS_VALIDATION_ERRORS = named(
   'ValidationErrors',
   object({

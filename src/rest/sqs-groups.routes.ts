@@ -23,10 +23,10 @@ import {
 } from './sqs.shared';
 
 /**
- * The group rows of the source product's wider SQS API (issue 11; paths, bodies and codes are
+ * The group rows of the source product's wider SQS API (CONTRACT §5; paths, bodies and codes are
  * binding). Each maps the legacy JSON body onto the typed GraphQL input of its operation
  * (`sqs-input.ts`: a field of the wrong JSON type is 400, CONTRACT §1); presence, ranges, MSISDNs
- * and the business rules are the service's (412/404/409/422, spec 4.8).
+ * and the business rules are the service's (412/404/409/422, CONTRACT §5).
  */
 
 type Member = { memberId: string; quota: number };

@@ -13,7 +13,7 @@ import {
 } from '../modules/sharing/sharing-request';
 
 /**
- * Legacy SQS bodies → the typed GraphQL inputs (issue 11 Part 1), at the edge. Only the JSON
+ * Legacy SQS bodies → the typed GraphQL inputs (CONTRACT §7), at the edge. Only the JSON
  * types are judged here: a field of the wrong JSON type is 400 `{errorCode: 1, message}` with
  * the legacy message (`invalid donation: donorId must be a JSON string`: the first such field in
  * the order the legacy parser read them), because GraphQL coercion could not carry it. Unknown
@@ -86,7 +86,7 @@ export function donationInputOf(body: Json, what: string): Json {
  * malformed or out-of-range field, before the operation runs. A body that passes is valid for
  * the graph's types, except a `donorPlanId` above 2147483647 (no plan has one), which GraphQL's
  * Int refuses. `quotaType` becomes its enum name (`AMOUNT`, `SHARE`).
- * @throws BadUserInputError 400 (wrong JSON type) or 412 (spec 4.8, each field listed).
+ * @throws BadUserInputError 400 (wrong JSON type) or 412 (CONTRACT §5, each field listed).
  */
 export function donationVariablesOf(body: Json, recurring: boolean): Json {
   const input = donationInputOf(body, recurring ? 'invalid recurring donation' : 'invalid donation');

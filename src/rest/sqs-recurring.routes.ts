@@ -15,7 +15,7 @@ import {
 } from './sqs.shared';
 
 /**
- * GET /sqs/api/recurringDonations?donorId=&groupId=[&page=] (issue 11, published): at least one
+ * GET /sqs/api/recurringDonations?donorId=&groupId=[&page=] (CONTRACT §5, published): at least one
  * of the two (412 on `donorId` otherwise); HAL `{_links: {self, next?, prev?}, _embedded:
  * {recurringDonations: [...]}, page: {size: 100, totalElements, totalPages, number}}`, each item
  * a recurring donation body with `planName` and `_links.self`.

@@ -26,7 +26,7 @@ import {
 } from './sqs.shared';
 
 /**
- * Quota-sharing rows (CONTRACT §5, spec 4.4, 4.5, 4.8). Every row needs the `tenant` header,
+ * Quota-sharing rows (CONTRACT §5). Every row needs the `tenant` header,
  * renders errors in the `sqs` style, and requires the `permissions` header naming its published
  * permission (and the client holding it). Every POST (and PUT) row is `idempotent`: it takes the
  * `Idempotency-Key` header (CONTRACT §5). The rows of the wider published API are in
@@ -41,8 +41,8 @@ interface DonationData {
 }
 
 /**
- * POST /sqs/api/donations (spec 4.4/4.5): 200, or 207 when any recipient failed. Explicit form
- * `{id, errorCode, recipients[all]}`; group form `{errorCode, recipients[succeeded]}` (spec 2.7).
+ * POST /sqs/api/donations (CONTRACT §5): 200, or 207 when any recipient failed. Explicit form
+ * `{id, errorCode, recipients[all]}`; group form `{errorCode, recipients[succeeded]}`.
  */
 const donate = defineRoute<{ shareQuota: { donation: DonationData } }>({
   ...sqs,

@@ -1,7 +1,7 @@
 import { LINK, MSISDN, MSISDN_IN, integer, named, object, text } from './schemas';
 
 /**
- * JSON Schemas and examples of the quota-sharing bodies (CONTRACT §5, spec 2.5-2.7, 4.4, 4.5),
+ * JSON Schemas and examples of the quota-sharing bodies (CONTRACT §5),
  * used by the rows' `doc` in sqs.routes.ts.
  */
 
@@ -19,7 +19,7 @@ const planId = integer('subscriber plan id (donorPlanId)', { minimum: 1 });
 const time = text('UTC time in the published form 2019-08-07T15:01:58.000+0000', {
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}\\+0000$',
 });
-const errorCode = integer('quota-sharing errorCode (spec 7.2): 0 success');
+const errorCode = integer('quota-sharing errorCode: 0 success');
 
 /** Donation request: explicit recipients, or a group whose members receive their member quota. */
 export const DONATION_REQUEST = named('DonationRequest', {

@@ -2,7 +2,7 @@ import { invalidField } from '../errors';
 import { RestInput, RouteDoc, optionalQueryString } from './route';
 
 /**
- * Shapes shared by the quota-sharing rows (CONTRACT §5, issue 11): the row defaults, the group
+ * Shapes shared by the quota-sharing rows (CONTRACT §5): the row defaults, the group
  * and recurring donation bodies with the published time form, and HAL pages.
  */
 
@@ -49,7 +49,7 @@ export const sqsDoc = (grant: string, doc: Omit<RouteDoc, 'tag'>): RouteDoc => (
 /** The `:id` path parameter of the group rows. */
 export const ID_PARAM = { id: 'group id' };
 
-/** The 412 of a row whose body fields are validated (spec 4.8). */
+/** The 412 of a row whose body fields are validated (CONTRACT §5). */
 export const VALIDATION = { description: 'a field fails validation (each listed)' };
 
 /** A 404 `{message, errorCode}` body. */
@@ -83,7 +83,7 @@ export const groupBody = (g: GroupData) => ({
 });
 
 /**
- * A recurring donation body (create, get, list; issue 11): `recipients` or `groupId`, whichever
+ * A recurring donation body (create, get, list): `recipients` or `groupId`, whichever
  * it has, the plan definition's `planName`, the published times and `_links.self`.
  */
 export function recurringBody(r: RecurringData, baseUrl: string) {

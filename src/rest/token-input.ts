@@ -2,7 +2,7 @@ import { OAuthRequestError } from '../errors';
 import { normalizeMsisdn } from '../lib/msisdn';
 
 /*
- * The legacy token bodies' checks (CONTRACT §3, spec 4.1-4.2), made by the token rows at the edge
+ * The legacy token bodies' checks (CONTRACT §3), made by the token rows at the edge
  * before their operation runs: the operations take non-null, typed arguments (`clientId: MSISDN!`,
  * `grantType: GrantType!`, `token: String!`), and these answer what the legacy service answered
  * for a body that cannot become them, with the published messages, byte for byte. The names are
@@ -12,7 +12,7 @@ import { normalizeMsisdn } from '../lib/msisdn';
 
 const blank = (v: string | null): v is null | '' => v === null || v === '';
 
-/** The grant type the token endpoints accept (spec 2.1). */
+/** The grant type the token endpoints accept (CONTRACT §3). */
 const CLIENT_CREDENTIALS = 'client_credentials';
 
 /**

@@ -24,7 +24,8 @@ export const XML_PROLOGUE = '<?xml version="1.0" encoding="UTF-8"?><response>';
  * A string as the text of an element, exactly as {@link toXml} writes it: characters XML 1.0
  * forbids become U+FFFD, then `&`, `>`, `<`, `'` and `"` become `&amp;`, `&gt;`, `&lt;`,
  * `&apos;` and `&quot;` (the XMLBuilder's entity table, in its order). For writers that stream
- * a fixed shape without building the object tree (the full location list, issue 16).
+ * a fixed shape without building the object tree (the full location list, where the tree would
+ * cost more than the answer itself).
  */
 export function xmlText(s: string): string {
   if (!SPECIAL.test(s)) return s;
@@ -78,7 +79,7 @@ const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 /**
  * A body whose values are all scalars (string, number, boolean, bigint, null; most REST answers:
  * introspection, ratings, errors) written straight to text, byte for byte as the XMLBuilder
- * writes it (issue 16 "Speed": the builder's object tree costs more than the answer itself;
+ * writes it (the builder's object tree costs more than the answer itself;
  * test/unit/xml.test.ts compares the two). Undefined for any other body (the builder writes it).
  */
 function flatXml(body: Record<string, unknown>): string | undefined {

@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import knexFactory, { Knex } from 'knex';
-import { transactionRetries } from '../../src/db/knex';
+import { transactionRetries } from '../../src/metrics';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { DONOR, PLAN, R, grantedFrom, remainingOf, sharingDataset, sqsClient } from '../helpers/sharing';
+import { simulatedDelay } from '../helpers/wait';
 
 /**
- * Issue 14: two gateways on a three-node MariaDB Galera cluster (scripts/galera-cluster.sh),
+ * Two gateways on a three-node MariaDB Galera cluster (scripts/galera-cluster.sh),
  * one on node 1 and one on node 2, keep the single-server invariants; then gateways behind
  * HAProxy lose node 2 (kill -9) in the middle of a storm, the node rejoins, and every node holds
  * the same exact figures. Run by `npm run test:cluster` (scripts/cluster-test.sh), which starts
@@ -48,7 +49,7 @@ function clusterDataset() {
   return ds;
 }
 
-describeCluster('a three-node Galera cluster (issue 14)', () => {
+describeCluster('a three-node Galera cluster', () => {
   let a: TestApp; // node 1
   let b: TestApp; // node 2
   let nodes: Knex[];
@@ -223,7 +224,7 @@ describeCluster('a three-node Galera cluster (issue 14)', () => {
       }
     };
     const killer = (async () => {
-      await new Promise((r) => setTimeout(r, KILL_AT_MS));
+      await simulatedDelay(KILL_AT_MS, 'the moment of the storm when node 2 is killed');
       execFileSync(SCRIPT, ['kill', '2']);
       killedAt = performance.now() - t0;
     })();

@@ -33,8 +33,8 @@ import { TestApp, startTestApp } from '../helpers/app';
 import { baseDataset, basic } from '../helpers/fixtures';
 
 /**
- * Apollo Client 4 against a running gateway, as a new internal app would use it (issue 29 "Done
- * when" 2): an InMemoryCache with no type policies (entities normalise by `__typename` + `id`),
+ * Apollo Client 4 against a running gateway, as a new internal app would use it (docs/graphql.md
+ * "Apollo Client 4"): an InMemoryCache with no type policies (entities normalise by `__typename` + `id`),
  * `relayStylePagination()` the only field policy, and not one warning from the cache.
  */
 
@@ -175,7 +175,7 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
   afterEach(() => logs.restore());
 
   it('captures what the cache warns (the check below can fail)', () => {
-    // Two writes of an id-less object under one field: the warning issue 29 saw for `subscriber`.
+    // Two writes of an id-less object under one field: the warning the cache gave for `subscriber` before it had an id.
     const cache = new InMemoryCache();
     cache.writeQuery({ query: gql('{ thing { a } }'), data: { thing: { __typename: 'Thing', a: 1 } } });
     cache.writeQuery({ query: gql('{ thing { b } }'), data: { thing: { __typename: 'Thing', b: 2 } } });
@@ -219,7 +219,7 @@ describe('Apollo Client 4 (InMemoryCache, no type policies) against the gateway'
   });
 
   it('a subscriber refetched with fewer fields keeps the rest', async () => {
-    // Issue 29: after `{ msisdn status }` the cached subscriber had lost `balance`.
+    // Once, after `{ msisdn status }` the cached subscriber had lost `balance`.
     const client = apolloClient(app, 'admin');
     try {
       const full = await client.query({

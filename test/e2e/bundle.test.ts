@@ -12,7 +12,7 @@ import {
 import { gatewaySchema } from '../../src/graphql/schema';
 
 /**
- * Issue 16 "Start-up": `node dist/src/main.js` runs the esbuild bundle (dist/gateway.js, built
+ * Start-up time: `node dist/src/main.js` runs the esbuild bundle (dist/gateway.js, built
  * without keepNames). A class esbuild renamed would change a GraphQL type's default name, so
  * the bundled server's schema must be the source's, type for type and description for
  * description (SQLite, demo data).

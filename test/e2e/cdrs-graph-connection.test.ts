@@ -2,7 +2,7 @@ import { TestApp, startTestApp } from '../helpers/app';
 import { DONOR, PLAN, R, sharingDataset, sqsClient } from '../helpers/sharing';
 
 /**
- * Issue 29: `cdrs` is a Relay connection (edges/pageInfo, forward and backward, validated cursors,
+ * `cdrs` is a Relay connection (edges/pageInfo, forward and backward, validated cursors,
  * Relay-correct endCursor; the earlier nodes/endCursor/hasNextPage kept, deprecated), `Cdr`
  * implements Node by its row id, and the closed sets of a CDR are enums beside their numbers.
  */

@@ -9,7 +9,7 @@ import { DONOR, PLAN, R, REMAINING, remainingOf, sharingDataset, sqsClient } fro
 import { LAYOUTS } from '../../src/modules/cdrs/cdr.layouts';
 
 /**
- * CDRs (issue 12 part 5): written in the change's transaction with the published SQS fields and
+ * CDRs (docs/contract.md §8): written in the change's transaction with the published SQS fields and
  * codes, read through GraphQL `cdrs` (ADMIN, tenant-scoped) and exported as CSV by the CLI.
  */
 

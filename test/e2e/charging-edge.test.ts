@@ -6,7 +6,7 @@ import { basic } from '../helpers/fixtures';
 import { genericAnswer } from '../helpers/rest-generic';
 
 /**
- * Issue 29 item 5 for the rating operations: `RatingRequestInput`'s required fields are non-null
+ * The rating operations: `RatingRequestInput`'s required fields are non-null
  * and its MSISDNs the MSISDN scalar, so GraphQL refuses a missing, null or malformed one by
  * coercion (BAD_USER_INPUT, nothing charged, no CDR, no rating counted); the REST rows read the
  * legacy body at the edge and answer what cannot become the typed request with the legacy
@@ -14,7 +14,7 @@ import { genericAnswer } from '../helpers/rest-generic';
  * and `rating_requests_total`. The REST assertions hold on the code before this change too, but
  * for three CDRs that recorded a stand-in value there ('?' for a msisdn of another JSON type,
  * '\u0000' for such a serviceId, originId or bundleId, no keys at all for a preRating that is not an object): they now
- * record the body's own strings, as the service's legacy parser did before issue 11.
+ * record the body's own strings, as the service's legacy parser did on the raw body.
  */
 describe('rating inputs: typed in the graph, legacy codes at the REST edge', () => {
   let app: TestApp;
@@ -284,7 +284,7 @@ describe('rating inputs: typed in the graph, legacy codes at the REST edge', () 
   });
 
   it.each(['json', 'xml'] as const)(
-    'the rows answer through resolve as the generic path would (issue 16), %s',
+    'the rows answer through resolve as the generic path would, %s',
     async (format) => {
       for (const field of ['processRating', 'processRefund'] as const) {
         const row = ROUTES.find((r) => r.path === `/crs-api/${field}`) as RestRoute<never>;

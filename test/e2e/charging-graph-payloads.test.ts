@@ -10,7 +10,7 @@ type Result = {
 };
 
 /**
- * The charging graph's mutations and scalars (issue 29 items 3-6): processRating/processRefund
+ * The charging graph's mutations and scalars (docs/graphql.md): processRating/processRefund
  * payloads carry the enum outcome beside the numeric returnCode; adjustBalance and upsertRating
  * answer refusals as typed userErrors; MSISDN and Decimal arguments are refused before any change.
  */

@@ -3,7 +3,7 @@ import { chargingDataset } from '../helpers/charging';
 import { ClientName, basic } from '../helpers/fixtures';
 
 /**
- * The charging graph's entities and lists (issue 29 items 1-2): `Subscriber`, `Charge` and
+ * The charging graph's entities and lists (docs/graphql.md): `Subscriber`, `Charge` and
  * `Rating` implement `Node` (refetched by `node`/`nodes`, another tenant's id → null), and
  * `Subscriber.charges` and `ratings` are Relay connections paging both ways with validated cursors.
  */
@@ -188,7 +188,7 @@ describe('charging graph: Node ids and connections', () => {
     }
   });
 
-  it('keeps accepting the charge cursors issued before issue 29', async () => {
+  it('keeps accepting the charge cursors of release 0.1.0 (before the Relay connections)', async () => {
     const p1 = await charges({ first: 1 });
     const id = Buffer.from(p1.pageInfo.endCursor, 'base64url').toString('utf8');
     expect(id).toMatch(/^charge:\d+$/);

@@ -2,7 +2,7 @@ import { basic } from '../helpers/fixtures';
 import { DONOR, PLAN, R, RIVAL_SUB, SQS_AUTH, useSharingApp } from '../helpers/sharing';
 
 /**
- * Node ids of the donation types (issue 29 item 2): Donation and RecurringDonation keep their
+ * Node ids of the donation types: Donation and RecurringDonation keep their
  * 20-character service id as `id`, Allowance gets a global id; `node(id:)` and `nodes(ids:)` give
  * back the same object, and another tenant's id is null.
  */

@@ -1,7 +1,7 @@
 import { DONOR, PLAN, R, SQS_AUTH, useSharingApp } from '../helpers/sharing';
 
 /**
- * `donations`, `allowances` and `recurringDonations` as Relay connections (issue 29 item 1):
+ * `donations`, `allowances` and `recurringDonations` as Relay connections:
  * forward and backward paging reach every item once in list order, cursors are opaque and
  * checked (forged or another list's: BAD_USER_INPUT), and the deprecated `page` still works.
  */

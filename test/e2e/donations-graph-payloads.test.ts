@@ -14,8 +14,8 @@ const UNKNOWN = '353870000999';
 const WRITES = ['subscriber_plans', 'donations', 'donation_recipients', 'allowances', 'recurring_donations'];
 
 /**
- * The donation mutations' payloads (issue 29 item 6): a refusal is a `userErrors` entry with a
- * typed `code` (spec 7.2 named) and nothing changes; a donation where some recipients failed is a
+ * The donation mutations' payloads: a refusal is a `userErrors` entry with a typed `code` (named
+ * after the published errorCode, docs/contract.md §5) and nothing changes; a donation where some recipients failed is a
  * success whose recipients carry an `outcome`; malformed scalars and enums are refused by
  * coercion before any resolver runs.
  */

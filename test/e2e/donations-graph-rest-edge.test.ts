@@ -3,7 +3,7 @@ import { DONOR, useSharingApp } from '../helpers/sharing';
 
 /**
  * The legacy answers the REST rows now give at the edge because the graph's arguments are typed
- * (issue 29): `GET /sqs/api/recurringDonations` refuses a malformed `donorId` with the legacy
+ * (docs/graphql.md): `GET /sqs/api/recurringDonations` refuses a malformed `donorId` with the legacy
  * 412 before running the operation (the MSISDN scalar would refuse it by coercion), in the
  * order the service checked: `page` first, then `donorId`; neither filter is still the
  * service's 412 on `donorId`, before `page`'s range.

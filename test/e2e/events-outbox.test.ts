@@ -3,8 +3,8 @@ import { TestApp, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { withFailingBalanceWrites, withTableMissing } from '../helpers/faults';
 
-/** Issue 12 part 1: events are written in the change's own transaction, only for committed changes. */
-describe('outbox events of charging (issue 12 part 1)', () => {
+/** Events are written in the change's own transaction, only for committed changes. */
+describe('outbox events of charging', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp({ dataset: chargingDataset() });

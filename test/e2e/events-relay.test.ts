@@ -10,9 +10,10 @@ import {
 } from '../helpers/amqp';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
+import { quietPeriod, simulatedDelay, waitFor } from '../helpers/wait';
 
 /**
- * Issue 12 part 2 against the real broker (TEST_AMQP_URL) and the test database: the relay
+ * The outbox relay against the real broker (TEST_AMQP_URL) and the test database: the relay
  * publishes every committed event once, in order per subject, through a broker outage.
  */
 const describeBroker = brokerReachable() ? describe : describe.skip;
@@ -53,7 +54,7 @@ const firstDeliveries = <T extends { messageId: string }>(received: T[]) => {
   return received.filter((r) => !seen.has(r.messageId) && seen.add(r.messageId));
 };
 
-describeBroker('outbox relay to RabbitMQ (issue 12 part 2)', () => {
+describeBroker('outbox relay to RabbitMQ', () => {
   jest.setTimeout(120_000);
 
   describe('a storm of charges with the broker cut and restored midway', () => {
@@ -92,7 +93,9 @@ describeBroker('outbox relay to RabbitMQ (issue 12 part 2)', () => {
       const during = await storm(app, plan.slice(third, 2 * third), 8);
       // The gateway kept serving, and the backlog shows in /metrics while the broker is away.
       expect(during.filter((r) => r.returnCode === 0).length).toBeGreaterThan(0);
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(async () => (await metric(app, 'outbox_publish_failures_total'))! > 0, {
+        what: 'the relay to count a failed publish',
+      });
       expect(await metric(app, 'outbox_unpublished_events')).toBeGreaterThan(0);
       expect(await metric(app, 'outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(0);
       expect(await metric(app, 'outbox_publish_failures_total')).toBeGreaterThan(0);
@@ -137,9 +140,10 @@ describeBroker('outbox relay to RabbitMQ (issue 12 part 2)', () => {
       }
       // Every event marked published; the backlog is gone.
       await consumer.waitFor(() => true, 0);
-      const deadline = Date.now() + 10_000;
-      while ((await metric(app, 'outbox_unpublished_events')) !== 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
+      await waitFor(async () => (await metric(app, 'outbox_unpublished_events')) === 0, {
+        what: 'every event marked published',
+        intervalMs: 100,
+      });
       expect(await metric(app, 'outbox_unpublished_events')).toBe(0);
       expect(await db('outbox_events').whereNull('published_at').count({ n: '*' })).toEqual([{ n: 0 }]);
     });
@@ -147,7 +151,9 @@ describeBroker('outbox relay to RabbitMQ (issue 12 part 2)', () => {
     it('shuts down within its deadline while the broker is frozen', async () => {
       proxy.set('frozen');
       await rate(app, POSTPAID);
-      await new Promise((r) => setTimeout(r, 200));
+      // The relay polls every 50 ms: by then it has picked the new event up and is publishing it
+      // to the frozen broker (no metric shows a publish in progress, so this is a fixed wait).
+      await simulatedDelay(200, 'four relay polls');
       const started = Date.now();
       await app.app.relay!.stop();
       expect(Date.now() - started).toBeLessThan(4000);
@@ -169,7 +175,14 @@ describeBroker('outbox relay to RabbitMQ (issue 12 part 2)', () => {
       const passed = Number(n);
       expect(passed).toBeGreaterThan(50);
       await consumer.waitFor((r) => r.length >= passed, 30_000);
-      await new Promise((r) => setTimeout(r, 500));
+      // Every event marked published on both: neither relay has one left to send.
+      await waitFor(
+        async () =>
+          (await metric(first, 'outbox_unpublished_events')) === 0 &&
+          (await metric(second, 'outbox_unpublished_events')) === 0,
+        { what: 'every event marked published' },
+      );
+      await quietPeriod(500, 'the relays poll every 20 ms: 25 polls for a second publish to arrive');
       const ids = consumer.received.map((m) => m.messageId);
       expect(ids.length).toBe(passed);
       expect(new Set(ids).size).toBe(passed);
@@ -190,7 +203,7 @@ describeBroker('outbox relay to RabbitMQ (issue 12 part 2)', () => {
   });
 });
 
-describe('without AMQP_URL (issue 12 part 2)', () => {
+describe('the outbox relay without AMQP_URL', () => {
   it('runs no relay, still writes the outbox and shows the backlog in /metrics', async () => {
     const app = await startTestApp({ dataset: chargingDataset() });
     try {

@@ -1,8 +1,8 @@
 import { OutboxEvent, listEventsAfter } from '../../src/modules/events/outbox.store';
 import { DONOR, PLAN, R, useSharingApp } from '../helpers/sharing';
 
-/** Issue 12 parts 1 and 4: sharing changes write their events in the change's transaction. */
-describe('outbox events of quota sharing (issue 12 parts 1 and 4)', () => {
+/** Sharing changes write their events in the change's transaction. */
+describe('outbox events of quota sharing', () => {
   const t = useSharingApp();
   let seen = 0;
   const fresh = async (): Promise<OutboxEvent[]> => {

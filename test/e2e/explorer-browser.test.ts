@@ -4,6 +4,7 @@ import { Browser, Page, chromium } from 'playwright-core';
 import { DEFAULT_QUERY } from '../../src/graphql/explorer';
 import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
+import { waitFor } from '../helpers/wait';
 
 /**
  * The offline explorer in a real browser: Debian's chromium driven by playwright-core (never a
@@ -261,7 +262,7 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
     }, 120_000);
   });
 
-  describe('GRAPHQL_EXPLORER=graphiql: a subscription (issue 12 part 6)', () => {
+  describe('GRAPHQL_EXPLORER=graphiql: a subscription', () => {
     let app: TestApp;
     beforeAll(async () => {
       app = await startTestApp({
@@ -281,11 +282,11 @@ describeBrowser('offline GraphQL explorer in chromium', () => {
           'subscription { balanceChanged(msisdn: "353871234567") { kind amount balance } }',
           'ADJUSTMENT',
           async () => {
-            const deadline = Date.now() + 30_000;
-            while (app.app.services.events.subscriptionCount < 1) {
-              if (Date.now() > deadline) throw new Error('the subscription did not reach the gateway');
-              await new Promise((r) => setTimeout(r, 50));
-            }
+            await waitFor(() => app.app.services.events.subscriptionCount >= 1, {
+              what: 'the subscription to reach the gateway',
+              timeoutMs: 30_000,
+              intervalMs: 50,
+            });
             const adjusted = await app.request('POST', '/graphql', {
               as: 'admin',
               body: {

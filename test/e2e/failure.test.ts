@@ -13,9 +13,10 @@ import {
   sqsClient,
 } from '../helpers/sharing';
 import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
+import { quietPeriod, waitFor } from '../helpers/wait';
 
 /**
- * CONTRACT §8 "When things fail" and issue 10: a database that is down, frozen or never answers
+ * docs/contract.md §8 "When things fail": a database that is down, frozen or never answers
  * gives the documented outcome within the deadline (+1 s), changes nothing, and the gateway
  * recovers without a restart. The faults are real: a TCP proxy in front of the real MariaDB
  * drops or freezes the traffic, or a trigger sleeps. MariaDB only (SQLite is in-process).
@@ -147,11 +148,13 @@ onMysql('database outages through a real proxy (MariaDB)', () => {
   async function expectRecovered() {
     // The pool reconnects by itself: no restart.
     let last: TestResponse | undefined;
-    for (let i = 0; i < 20; i++) {
-      last = await app.request('POST', '/crs-api/processRating', { ...RATING, body: ratingBody() });
-      if (last.json().returnCode === 0) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(
+      async () => {
+        last = await app.request('POST', '/crs-api/processRating', { ...RATING, body: ratingBody() });
+        return last.json().returnCode === 0;
+      },
+      { what: 'a rating to succeed again', timeoutMs: 5000, intervalMs: 250 },
+    );
     expect(last!.json()).toEqual({ returnCode: 0 });
     expect((await app.request('GET', '/readyz')).status).toBe(200);
   }
@@ -177,7 +180,10 @@ onMysql('database outages through a real proxy (MariaDB)', () => {
     const s = await storm();
     expectOutageAnswers(s);
     proxy.set('pass'); // the held bytes reach the server now, as after SIGCONT
-    await new Promise((r) => setTimeout(r, 1500));
+    await quietPeriod(
+      1500,
+      'the held statements reach MariaDB at once; one that could still commit would within milliseconds, 1.5 s leaves room for a loaded machine',
+    );
     expect(await balance()).toBe(before);
     expect(await ledgerRows(s.bodies.map(opOf))).toBe(0);
     await expectRecovered();
@@ -221,8 +227,9 @@ onMysql('a statement that never returns (MariaDB SELECT SLEEP in a trigger)', ()
 type Timed = TestResponse & { ms: number };
 
 /**
- * Holds a row lock from another connection while `hot` requests (for the locked row) and, 200 ms
- * later, `cold` ones (for another key) run; returns both sets of answers with their durations.
+ * Holds a row lock from another connection while `hot` requests (for the locked row) and, once
+ * they are all in flight at the gateway, `cold` ones (for another key) run; returns both sets of
+ * answers with their durations.
  */
 async function hotAndCold(
   app: TestApp,
@@ -234,8 +241,12 @@ async function hotAndCold(
   const trx = await holder.transaction();
   try {
     await trx(lock.table).where(lock.where).forUpdate().first();
-    const hotP = Promise.all(hot());
-    await new Promise((r) => setTimeout(r, 200)); // the hot requests are waiting now
+    const hotList = hot();
+    const hotP = Promise.all(hotList);
+    // Each hot request waits (for the row lock, or in its key's bulkhead) for seconds.
+    await waitFor(() => app.app.inflight() >= hotList.length, {
+      what: 'the hot requests in flight at the gateway',
+    });
     const coldDone = await Promise.all(cold());
     return { hot: await hotP, cold: coldDone };
   } finally {

@@ -5,7 +5,7 @@ import { basic } from '../helpers/fixtures';
 /**
  * The GraphQL over HTTP specification's audit (graphql-http's `serverAudits`) against `/graphql`,
  * as an authenticated client sends it (every operation but introspection needs credentials,
- * CONTRACT §2): no audit of a MUST may fail (issue 29 "Done when": the audit has 0 errors).
+ * CONTRACT §2): no audit of a MUST may fail (the audit has 0 errors).
  * SHOULD and MAY audits that fail are listed in the test's output, not failed on.
  */
 describe('GraphQL over HTTP audit (graphql-http)', () => {

@@ -7,10 +7,12 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { TestApp, startTestApp } from '../helpers/app';
 import { baseDataset, basic } from '../helpers/fixtures';
+import { simulatedDelay } from '../helpers/wait';
 
 /**
- * The query of issue 10 item 1 (ran out of heap after 227 s on the unlimited gateway), with the
- * infos as the connections they are since issue 29, one level less to stay within the depth limit.
+ * A deeply nested list query that ran the gateway out of heap after 227 s before GraphQL limits
+ * existed, with the infos as the connections they are now, one level less to stay within the
+ * depth limit.
  */
 const ITEM_1_QUERY =
   '{ locations(first: 500) { edges { node { name infos(first: 500) { edges { node { name value type { name } location { name infos(first: 500) { edges { node { name value } } } } } } } } } } }';
@@ -73,7 +75,7 @@ interface GqlAnswer {
   };
 }
 
-describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
+describe('GraphQL limits (CONTRACT §7)', () => {
   let app: TestApp;
 
   const post = async (base: string, body: unknown, as = 'pcrf'): Promise<GqlAnswer> => {
@@ -179,7 +181,7 @@ describe('GraphQL limits (CONTRACT §7, issue 10)', () => {
       await res.text();
       polls.push(performance.now() - t0);
       expect(res.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 5));
+      await simulatedDelay(5, 'the pacing of the probes');
     }
     const r = await heavy;
     expect(r.status).toBe(200);

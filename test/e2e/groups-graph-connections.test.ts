@@ -3,8 +3,8 @@ import { DONOR, R, useSharingApp } from '../helpers/sharing';
 /** A value of a GraphQL result, read by path (results of many shapes). */
 type Data = ReturnType<typeof JSON.parse>;
 
-/** Issue 29 item 1: groups, group members, plan definitions and subscriber plans are Relay connections. */
-describe('group and plan connections (issue 29)', () => {
+/** Groups, group members, plan definitions and subscriber plans are Relay connections. */
+describe('group and plan connections', () => {
   const t = useSharingApp();
   type Result = { data?: Record<string, Data> | null; errors?: { extensions: Record<string, unknown> }[] };
   const gql = async (query: string, variables?: Record<string, unknown>) =>

@@ -3,8 +3,8 @@ import { DONOR, PLAN, R, RIVAL_SUB, useSharingApp } from '../helpers/sharing';
 /** A value of a GraphQL result, read by path (results of many shapes). */
 type Data = ReturnType<typeof JSON.parse>;
 
-/** Issue 29 item 2: groups, members, plan definitions and subscriber plans are Nodes. */
-describe('groups and plans as Nodes (issue 29)', () => {
+/** Groups, members, plan definitions and subscriber plans are Nodes. */
+describe('groups and plans as Nodes', () => {
   const t = useSharingApp();
   type Result = { data?: Record<string, Data> | null; errors?: { extensions: Record<string, unknown> }[] };
   const gql = async (as: string, query: string, variables?: Record<string, unknown>) =>

@@ -5,8 +5,8 @@ const UNKNOWN = '353870000999';
 /** A value of a GraphQL result, read by path (results of many shapes). */
 type Data = ReturnType<typeof JSON.parse>;
 
-/** Issue 29 items 3 and 6: typed inputs refused before any change, payloads with typed userErrors. */
-describe('group and plan mutation payloads (issue 29)', () => {
+/** Typed inputs refused before any change, payloads with typed userErrors. */
+describe('group and plan mutation payloads', () => {
   const t = useSharingApp({ MAX_GROUP_SIZE: '3' });
   type Result = { data?: Record<string, Data> | null; errors?: { extensions: Record<string, unknown> }[] };
   const gql = async (query: string, variables?: Record<string, unknown>, as = 'admin') =>

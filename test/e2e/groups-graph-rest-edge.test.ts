@@ -1,12 +1,12 @@
 import { DONOR, R, useSharingApp } from '../helpers/sharing';
 
 /**
- * Issue 29: the group operations' inputs are typed (MSISDN, SafeInt, non-null), so the legacy
+ * The group operations' inputs are typed (MSISDN, SafeInt, non-null), so the legacy
  * REST rows answer missing and malformed fields themselves, at the edge. These are the legacy
  * answers, status and body, byte for byte (the same assertions pass on the code before the
  * change), in the order the service used to check them.
  */
-describe('group REST rows answer malformed bodies and paths as before (issue 29)', () => {
+describe('group REST rows answer malformed bodies and paths with the legacy answers', () => {
   const t = useSharingApp();
   const MSISDN = 'must be an MSISDN: optional + then 5-15 digits';
   const call = async (method: string, path: string, body?: unknown) => {

@@ -17,6 +17,7 @@ import {
   sqsClient,
   useSharingApp,
 } from '../helpers/sharing';
+import { waitFor } from '../helpers/wait';
 
 const UNKNOWN = '353870000999';
 
@@ -30,7 +31,7 @@ const gift = (recipients: [string, number][]) => ({
 
 const keyed = (key: string) => ({ 'idempotency-key': key });
 
-describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the real database', () => {
+describe('Idempotency-Key on the SQS POST paths (CONTRACT §5) on the real database', () => {
   const t = useSharingApp();
   const db = () => t.app.tdb.db;
   const count = async (table: string, where: Record<string, unknown> = {}) =>
@@ -333,8 +334,11 @@ describe('Idempotency-Key on the SQS POST paths (CONTRACT §5, issue 10) on the 
         try {
           await hold('subscriber_plans').where({ id: PLAN.amount }).forUpdate().first();
           const first = donate(body, 'slow', t.app);
-          while (!(await second.tdb.db('idempotency_keys').where({ idempotency_key: 'slow' }).first()))
-            await new Promise((r) => setTimeout(r, 5));
+          await waitFor(
+            async () =>
+              !!(await second.tdb.db('idempotency_keys').where({ idempotency_key: 'slow' }).first()),
+            { what: "the first request's claim on its key", intervalMs: 5 },
+          );
           const during = await donate(body, 'slow', second);
           expect(during.status).toBe(409);
           expect(during.json()).toEqual({ message: expect.stringMatching(/in progress/), errorCode: 1 });

@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
+import { waitFor } from '../helpers/wait';
 
 /**
- * Issue 10: probes are never shed and shed requests are counted; SIGTERM drains in-flight
- * requests and exits 0.
+ * docs/contract.md §8 "When things fail": probes are never shed and shed requests are counted;
+ * SIGTERM drains in-flight requests and exits 0.
  */
 
 /**
@@ -20,7 +21,7 @@ function slowPost(
   pathName: string,
   headers: Record<string, string>,
   body: string,
-): { finish(): void; done: Promise<{ status: number; text: string }> } {
+): { finish(): void; done: Promise<{ status: number; text: string }>; sent: Promise<void> } {
   const u = new URL(pathName, url);
   const buf = Buffer.from(body);
   let req!: http.ClientRequest;
@@ -41,8 +42,8 @@ function slowPost(
     );
     req.on('error', reject);
   });
-  req.write(buf.subarray(0, 5));
-  return { finish: () => req.end(buf.subarray(5)), done };
+  const sent = new Promise<void>((resolve) => req.write(buf.subarray(0, 5), () => resolve()));
+  return { finish: () => req.end(buf.subarray(5)), done, sent };
 }
 
 const TOKEN_BODY = JSON.stringify({ grant_type: 'client_credentials', client_id: '353871234567' });
@@ -58,7 +59,7 @@ describe('probes and metrics are never shed (MAX_INFLIGHT)', () => {
     const held = [0, 1].map(() =>
       slowPost(app.url, '/token', { authorization: basic('admin'), accept: 'application/json' }, TOKEN_BODY),
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => app.app.inflight() === 2, { what: 'the two held requests in flight at the gateway' });
     for (const probe of ['/healthz', '/readyz', '/metrics'])
       expect((await app.request('GET', probe)).status).toBe(200);
     const shed = await app.request('GET', '/pcc/pcrf/locations', {
@@ -106,23 +107,29 @@ describe('graceful shutdown of the built server (node dist/src/main.js)', () => 
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
-      proc.stdout!.on('data', () => {
-        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(`http://127.0.0.1:${m[1]}`);
-        }
-      });
+    const [, port] = await waitFor(() => /listening on 127\.0\.0\.1:(\d+)/.exec(out), {
+      what: 'the server to start',
+      timeoutMs: 20_000,
+      detail: () => out,
     });
+    const url = `http://127.0.0.1:${port}`;
     const demo = `Basic ${Buffer.from('demo:demo-password').toString('base64')}`;
     const held = [0, 1, 2].map(() =>
       slowPost(url, '/token', { authorization: demo, accept: 'application/json' }, TOKEN_BODY),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // The held requests are in flight: their headers were sent, and then a probe sent on a new
+    // connection was answered (the server had read the held requests' bytes, which came first).
+    await Promise.all(held.map((h) => h.sent));
+    await new Promise<void>((resolve, reject) =>
+      http
+        .get(`${url}/healthz`, { agent: false }, (res) => res.resume().on('end', resolve))
+        .on('error', reject),
+    );
     proc.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    // The server stops listening in the same step as it logs this line.
+    await waitFor(() => out.includes('shutting down: draining in-flight requests'), {
+      what: 'the server to start draining',
+    });
     // Still draining: a new connection is refused, the held requests are still being served.
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     for (const h of held) h.finish();

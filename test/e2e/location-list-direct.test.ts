@@ -8,9 +8,10 @@ import { TestApp, startTestApp } from '../helpers/app';
 import { basic } from '../helpers/fixtures';
 import { genericAnswer } from '../helpers/rest-generic';
 import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
+import { waitFor } from '../helpers/wait';
 
 /**
- * Issue 16 "Speed": `GET /pcc/pcrf/locations` (and `/locations/<name>`, `?name=`) answers from a
+ * `GET /pcc/pcrf/locations` (and `/locations/<name>`, `?name=`) answers from a
  * direct path (src/rest/location-list.ts). Its bytes must be the generic path's: the row's
  * GraphQL operation executed against the schema, the row's `result`, then `JSON.stringify` or
  * `toXml`. Compared here byte for byte on awkward data, both formats, on the database the suite
@@ -122,7 +123,7 @@ async function bulk(app: TestApp, n: number): Promise<void> {
   );
 }
 
-describe('GET /pcc/pcrf/locations: the direct path answers the generic path byte for byte (issue 16)', () => {
+describe('GET /pcc/pcrf/locations: the direct path answers the generic path byte for byte', () => {
   let app: TestApp;
 
   /** The generic path (test/helpers/rest-generic.ts) of the location row `rowPath`. */
@@ -334,11 +335,14 @@ onMysql('the direct path when the database fails (MariaDB behind a proxy)', () =
       }
       proxy.set('pass');
       let last = 0;
-      for (let i = 0; i < 20 && last !== 200; i++) {
-        last = (await app.request('GET', '/pcc/pcrf/locations', { as: 'pcrf', json: true, headers: PERM }))
-          .status;
-        if (last !== 200) await new Promise((r) => setTimeout(r, 250));
-      }
+      await waitFor(
+        async () => {
+          last = (await app.request('GET', '/pcc/pcrf/locations', { as: 'pcrf', json: true, headers: PERM }))
+            .status;
+          return last === 200;
+        },
+        { what: 'the list to answer 200 once the database is back', timeoutMs: 5000, intervalMs: 250 },
+      );
       expect(last).toBe(200);
     },
     30_000,

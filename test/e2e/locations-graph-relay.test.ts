@@ -2,7 +2,7 @@ import { TestApp, startTestApp } from '../helpers/app';
 import { baseDataset } from '../helpers/fixtures';
 
 /**
- * The locations graph of issue 29: Relay connections (`locations`, a location's rates, infos and
+ * The locations graph: Relay connections (`locations`, a location's rates, infos and
  * profiles), validated cursors, `node(id:)` for every location type (another tenant's id → null),
  * payloads with typed `userErrors`, and the legacy numeric ids beside the global ones.
  */
@@ -26,7 +26,7 @@ const PAGE =
   'totalCount edges { cursor node { name } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 
-describe('locations graph: connections, Node ids, payloads (issue 29)', () => {
+describe('locations graph: connections, Node ids, payloads', () => {
   let app: TestApp;
   const gql = async (as: string, query: string, variables?: Record<string, unknown>): Promise<Gql> =>
     (await app.request('POST', '/graphql', { as, body: { query, variables } })).json() as Gql;
@@ -118,7 +118,7 @@ describe('locations graph: connections, Node ids, payloads (issue 29)', () => {
       expect(names((await locations({}, 'rival-admin')).page)).toEqual(['RIVAL-ZONE']);
     });
 
-    it('accepts the cursors issued before issue 29 (`location:<id>`)', async () => {
+    it('accepts the cursors of release 0.1.0, before the Relay connections (`location:<id>`)', async () => {
       const { locationId } = (await gql('pcrf', '{ location(name: "Z1") { locationId } }')).data!
         .location as {
         locationId: number;

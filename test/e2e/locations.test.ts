@@ -40,7 +40,7 @@ function dataset(): Dataset {
   return ds;
 }
 
-describe('PCRF locations over REST (CONTRACT §6, spec 2.8/2.9/4.6/4.7)', () => {
+describe('PCRF locations over REST (CONTRACT §6)', () => {
   let app: TestApp;
   const get = (path: string, opts: { as?: string; json?: boolean; headers?: Record<string, string> } = {}) =>
     app.request('GET', path, { as: 'pcrf', json: true, ...opts, headers: { ...PERM, ...opts.headers } });
@@ -49,7 +49,7 @@ describe('PCRF locations over REST (CONTRACT §6, spec 2.8/2.9/4.6/4.7)', () => 
   });
   afterAll(() => app.close());
 
-  it('lists every location of the tenant ordered by id, in the exact spec 2.8 shape', async () => {
+  it('lists every location of the tenant ordered by id, in the exact published shape', async () => {
     const res = await get('/pcc/pcrf/locations');
     expect(res.status).toBe(200);
     const body = res.json() as { locationList: Record<string, unknown>[] };
@@ -116,7 +116,7 @@ describe('PCRF locations over REST (CONTRACT §6, spec 2.8/2.9/4.6/4.7)', () => 
     }
   });
 
-  it('lists location infos in the exact spec 2.9 shape, [] for a location without infos', async () => {
+  it('lists location infos in the exact published shape, [] for a location without infos', async () => {
     const res = await get('/pcc/pcrf/location/ZONE-1/locationInfo');
     expect(res.status).toBe(200);
     const body = res.json() as { locationInfoList: Record<string, unknown>[] };

@@ -9,7 +9,7 @@ const ENV = {
   TRUST_PROXY: 'true',
 };
 
-describe('brute-force throttling of failed logins (issue 13 part 5)', () => {
+describe('brute-force throttling of failed logins', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp({ env: ENV });

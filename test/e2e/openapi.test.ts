@@ -12,7 +12,7 @@ import { checkResponse } from '../helpers/openapi-conformance';
 const ROOT = path.join(__dirname, '../..');
 const committed = (file: string) => fs.readFileSync(path.join(ROOT, 'schema', file), 'utf8');
 
-describe('schema/openapi.json (CONTRACT §8, issue 13 part 1)', () => {
+describe('schema/openapi.json (CONTRACT §8)', () => {
   it('matches the document the route table builds (run `npm run schema` after changing a row)', () => {
     expect(committed('openapi.json')).toBe(printOpenApi());
   });

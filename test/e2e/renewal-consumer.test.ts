@@ -9,9 +9,10 @@ import { TestApp, startTestApp } from '../helpers/app';
 import { withFailingWrites } from '../helpers/faults';
 import { TcpProxy, startTcpProxy } from '../helpers/tcp-proxy';
 import { DONOR, PLAN, R, sharingDataset, sqsClient } from '../helpers/sharing';
+import { quietPeriod, waitFor } from '../helpers/wait';
 
 /**
- * Issue 12 part 3: plan-renewal events consumed from a durable queue renew exactly once per event
+ * Plan-renewal events consumed from a durable queue renew exactly once per event
  * id (redelivered, consumed by two instances, or left unacknowledged by a gateway killed after
  * its commit); malformed or unknown-plan events are dead-lettered with their reason. Real broker
  * on 127.0.0.1:5672; every exchange and queue is uniquely named and deleted afterwards.
@@ -39,18 +40,9 @@ function captureLogger() {
   return { lines, logger: createLogger('info', stream) };
 }
 
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 20_000,
-) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Polls `check` every 50 ms until it holds, failing after `ms` naming `what`. */
+function until<T>(what: string, check: () => Promise<T> | T, ms = 20_000) {
+  return waitFor(check, { what, timeoutMs: ms, intervalMs: 50 });
 }
 
 async function periodOf(db: Knex, planId: number): Promise<number> {
@@ -196,10 +188,16 @@ describe('renewal consumer: two instances on one queue', () => {
   it('distinct events each renew once (a string plan id is accepted too)', async () => {
     const db = a.tdb.db;
     const period = await periodOf(db, PLAN.credit);
+    const handledBefore = handled().length;
     for (let i = 0; i < 4; i++)
       broker.publish(event(`evt-${randomBytes(6).toString('hex')}`, String(PLAN.credit)));
     await until('four renewals', async () => (await periodOf(db, PLAN.credit)) === period + 4);
-    await new Promise((r) => setTimeout(r, 300));
+    // All four deliveries handled (and acknowledged): nothing of them is left to deliver.
+    await until('four events handled', () => handled().length >= handledBefore + 4);
+    await quietPeriod(
+      300,
+      'the broker redelivers only an unacknowledged message, within milliseconds; 300 ms leaves room for a loaded machine',
+    );
     expect(await periodOf(db, PLAN.credit)).toBe(period + 4);
   });
 
@@ -259,7 +257,12 @@ describe('renewal consumer: two instances on one queue', () => {
       'the renewal once the database is back',
       async () => (await periodOf(db, PLAN.credit)) === period + 1,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // The event was handled (applied and acknowledged): it is not delivered again.
+    await until('the event handled', () => handled().some((l) => l.eventId === e.eventId));
+    await quietPeriod(
+      300,
+      'the broker redelivers only an unacknowledged message, within milliseconds; 300 ms leaves room for a loaded machine',
+    );
     expect(await periodOf(db, PLAN.credit)).toBe(period + 1);
     expect(await broker.dead()).toEqual([]);
   });

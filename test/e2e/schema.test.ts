@@ -26,7 +26,7 @@ describe('schema/schema.graphql (CONTRACT §7)', () => {
     expect(missing).toEqual([]);
   });
 
-  it('takes typed inputs: no argument is JSONObject, and every input field is described (issue 11)', async () => {
+  it('takes typed inputs: no argument is JSONObject, and every input field is described', async () => {
     const { buildSchema, getNamedType, isInputObjectType, isObjectType } = await import('graphql');
     const schema = buildSchema(await printGatewaySchema());
     const untyped: string[] = [];

@@ -3,11 +3,11 @@ import { createTestDb } from '../helpers/db';
 import { DONOR, OTHER_DONOR, PLAN, R, remainingOf, resetSharing, useSharingApp } from '../helpers/sharing';
 
 /**
- * Issue 16 (donations): the work of a donation is bounded by its number of recipients, not by
+ * The work of a donation is bounded by its number of recipients, not by
  * the plan's history, and donations from different plans to overlapping recipients neither
  * deadlock nor fail, on the real database (SQLite, or MariaDB with TEST_DATABASE_URL).
  */
-describe('donations at scale (issue 16, CONTRACT §5)', () => {
+describe('donations at scale (CONTRACT §5)', () => {
   // A low plan limit so the MAX_PLANS_PER_SUBSCRIBER refusal (1) happens under concurrency.
   const MAX_PLANS = 4;
   // The client cache off: every request reads its credentials once, so counts compare exactly.
@@ -198,7 +198,7 @@ describe('donations at scale (issue 16, CONTRACT §5)', () => {
   });
 });
 
-describe('migration 20261124000200_period_recipients (issue 16)', () => {
+describe('migration 20261124000200_period_recipients', () => {
   it("backfills each plan's distinct recipients of its current period and their count, and rolls back", async () => {
     const tdb = await createTestDb({ migrate: false });
     const db = tdb.db;

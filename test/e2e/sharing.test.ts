@@ -18,7 +18,7 @@ import {
 const UNKNOWN = '353870000999';
 const ID = /^[A-Za-z0-9_-]{20}$/;
 
-describe('quota sharing over HTTP (CONTRACT §5, spec 4.4, 4.5, 4.8): statuses and errorCodes', () => {
+describe('quota sharing over HTTP (CONTRACT §5): statuses and errorCodes', () => {
   const t = useSharingApp();
 
   const give = (donorPlanId: number, quotaType: string, recipients: [string, number][], donorId = DONOR) => ({

@@ -13,7 +13,7 @@ import {
 } from '../helpers/sharing';
 
 /**
- * The source product's wider SQS API (issue 11): PUT group, member list, PUT member, bulk add
+ * The source product's wider SQS API (docs/contract.md §5): PUT group, member list, PUT member, bulk add
  * and delete, the recurring donation list, the published recurring form, the permissions header
  * of every SQS path, the published time form and HAL links. MAX_GROUP_SIZE is 100 here so that
  * a 100-entry bulk request can succeed but for its one bad entry.
@@ -33,7 +33,7 @@ const PUBLISHED_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/;
 /** Active acme subscribers: R(0..79) then 40 more created here. */
 const M = (i: number) => (i < 80 ? R(i) : `3538730${String(i - 80).padStart(5, '0')}`);
 
-describe('the wider SQS API (issue 11) over REST and GraphQL', () => {
+describe('the wider SQS API over REST and GraphQL', () => {
   const t = useSharingApp({ MAX_GROUP_SIZE: '100' });
   const db = () => t.app.tdb.db;
   const xml = () => sqsClient(t.app, { json: false });

@@ -7,7 +7,7 @@ import { noSubscriptions, subscribe, subscribed, wsClient } from '../helpers/gra
 import { DONOR, PLAN, R, RIVAL_SUB, SQS_AUTH, sharingDataset, sqsClient } from '../helpers/sharing';
 
 /**
- * Issue 29 item 7: one tenant rule for HTTP, REST and graphql-ws (a graphql-ws connection whose
+ * One tenant rule for HTTP, REST and graphql-ws (a graphql-ws connection whose
  * `tenant` names another tenant is refused, as HTTP answers 403), and a subscription to an MSISDN
  * that names no subscriber of the caller's tenant is an error, not silence. The subscription
  * payloads are entities: `node(id:)` refetches them in their tenant only.

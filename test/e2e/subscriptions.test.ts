@@ -4,13 +4,14 @@ import { recordEvent } from '../../src/modules/events/outbox.store';
 import { TestApp, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import { basic } from '../helpers/fixtures';
-import { subscribe, subscribed, wsClient } from '../helpers/graphql-ws';
+import { noSubscriptions, subscribe, subscribed, wsClient } from '../helpers/graphql-ws';
 import { DONOR, PLAN, R, SQS_AUTH, sharingDataset, sqsClient } from '../helpers/sharing';
+import { quietPeriod, simulatedDelay, waitFor } from '../helpers/wait';
 
 /**
- * Issue 12 part 6: GraphQL subscriptions over graphql-ws on /graphql, fed from the outbox, so a
- * subscriber on one instance sees changes made through another; tenant-scoped and checked with
- * the permission of the corresponding query.
+ * GraphQL subscriptions over graphql-ws on /graphql, fed from the outbox, so a subscriber on one
+ * instance sees changes made through another; tenant-scoped and checked with the permission of
+ * the corresponding query.
  */
 
 const SUBSCRIBER = '353871234567';
@@ -56,11 +57,7 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.dispose()));
     // The subscriptions are gone once their connections are.
-    const deadline = Date.now() + 5000;
-    while (a.app.services.events.subscriptionCount + b.app.services.events.subscriptionCount > 0) {
-      if (Date.now() > deadline) throw new Error('subscriptions outlived their connections');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await noSubscriptions(a, b);
   });
   afterAll(async () => {
     await b?.close();
@@ -117,8 +114,10 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
       amount: change.amount,
     });
 
-    // Two more poll periods: still nothing for the other tenant.
-    await new Promise((r) => setTimeout(r, 300));
+    // Still nothing for the other tenant. Both subscriptions are fed by instance A's one poller,
+    // which hands an event to every matching subscription in the same pass: acme's two results
+    // prove both events were read.
+    await quietPeriod(300, 'the feed polls every 50 ms: 6 polls for a stray result to arrive');
     expect(rival.results).toEqual([]);
   });
 
@@ -144,7 +143,9 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
       planName: 'Gift 1000',
       donorPlanId: PLAN.amount,
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Both subscriptions are fed by instance A's one poller in the same pass: `watching`'s result
+    // proves the donation's events were read.
+    await quietPeriod(300, 'the feed polls every 50 ms: 6 polls for a stray result to arrive');
     expect(other.results).toEqual([]);
   });
 
@@ -169,7 +170,7 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
         }),
       );
     const results = await s.waitFor(3);
-    await new Promise((r) => setTimeout(r, 200));
+    await quietPeriod(200, 'the feed polls every 50 ms: 4 polls for a second delivery to arrive');
     expect(s.results.map((r) => (r.data!.balanceChanged as { amount: string }).amount)).toEqual([
       '0.10',
       '0.20',
@@ -202,10 +203,10 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     // seq last+2 commits first; last+1 (taken earlier by a slower transaction) commits later.
     await a.tdb.db('outbox_events').insert(row(last + 2, '2.00'));
     await s.waitFor(1);
-    await new Promise((r) => setTimeout(r, 200));
+    await simulatedDelay(200, 'the slower transaction committing 4 polls (50 ms each) later');
     await a.tdb.db('outbox_events').insert(row(last + 1, '1.00'));
     await s.waitFor(2);
-    await new Promise((r) => setTimeout(r, 300));
+    await quietPeriod(300, 'the feed polls every 50 ms: 6 polls for a second delivery to arrive');
     expect(s.results.map((r) => (r.data!.balanceChanged as { amount: string }).amount)).toEqual([
       '2.00',
       '1.00',
@@ -256,11 +257,10 @@ describe('GraphQL subscriptions (graphql-ws on /graphql)', () => {
     const s = subscribe(client(a, CRS_AUTH), BALANCE, { msisdn: SUBSCRIBER });
     await subscribed(a, 1);
     s.stop();
-    const deadline = Date.now() + 5000;
-    while (a.app.services.events.subscriptionCount > 0) {
-      if (Date.now() > deadline) throw new Error('subscription not released');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(() => a.app.services.events.subscriptionCount === 0, {
+      what: 'the subscription to be released',
+      timeoutMs: 5000,
+    });
     expect(a.app.services.events.active).toBe(false);
   });
 });

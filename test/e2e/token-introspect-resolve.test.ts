@@ -5,13 +5,13 @@ import { basic } from '../helpers/fixtures';
 import { genericAnswer } from '../helpers/rest-generic';
 
 /**
- * Issue 16 "Speed": `POST /token/introspect` answers through its row's `resolve` (the
+ * `POST /token/introspect` answers through its row's `resolve` (the
  * `introspectToken` resolver's own function, without GraphQL execution). Its status and bytes
  * must be the generic path's (the row's operation executed, `result`, the serialiser) for every
  * outcome: active, inactive (unknown, other tenant's, revoked, expired), bad input and a caller
  * without the grant, in JSON and XML, on the database the suite runs on.
  */
-describe('POST /token/introspect: resolve answers the generic path byte for byte (issue 16)', () => {
+describe('POST /token/introspect: resolve answers the generic path byte for byte', () => {
   let app: TestApp;
   const row = ROUTES.find((r) => r.method === 'POST' && r.path === '/token/introspect') as RestRoute<never>;
 

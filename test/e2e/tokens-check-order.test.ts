@@ -1,7 +1,7 @@
 import { TestApp, startTestApp } from '../helpers/app';
 
 /**
- * The token rows answer the legacy value checks at the edge (issue 29 item 5); the order of the
+ * The token rows answer the legacy value checks at the edge (docs/contract.md §3); the order of the
  * answers stays what it was when those checks ran inside the operation: a field of the wrong JSON
  * type is 400 first, then a missing grant 403 (OAuth 2.0 rows: `unauthorized_client`), then the
  * null, empty and value checks 400.

@@ -1,7 +1,7 @@
 import { TestApp, startTestApp } from '../helpers/app';
 
 /**
- * Issue 29: the token operations take non-null, typed arguments (`clientId: MSISDN!`,
+ * The token operations take non-null, typed arguments (`clientId: MSISDN!`,
  * `grantType: GrantType!`, `token: String!`); `issueToken` and `revokeToken` return payloads
  * with typed `userErrors`; `introspectToken` checks its permission once.
  */

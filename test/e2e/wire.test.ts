@@ -30,7 +30,7 @@ describe('wire conventions and system endpoints (CONTRACT §1, §8)', () => {
     expect(res.text).toMatch(
       /http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/,
     );
-    // Transactions rerun after a deadlock or Galera certification conflict (issue 14), from zero.
+    // Transactions rerun after a deadlock or Galera certification conflict, from zero.
     expect(res.text).toMatch(/db_transaction_retries_total\{reason="deadlock"\} \d+/);
   });
 

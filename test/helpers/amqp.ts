@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import amqplib, { ChannelModel, ConsumeMessage } from 'amqplib';
+import { waitFor as poll } from './wait';
 
 /**
  * The RabbitMQ the event tests use: `TEST_AMQP_URL` (CI sets it and must have a broker), else
@@ -90,12 +91,12 @@ export async function startConsumer(): Promise<TestConsumer> {
     exchange: name,
     received,
     async waitFor(pred, ms) {
-      const until = Date.now() + ms;
-      while (!pred(received)) {
-        if (Date.now() > until)
-          throw new Error(`condition not met within ${ms} ms (${received.length} received)`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await poll(() => pred(received), {
+        what: 'the consumer to receive the expected messages',
+        timeoutMs: ms,
+        intervalMs: 50,
+        detail: () => `${received.length} received`,
+      });
     },
     async close() {
       await channel.deleteQueue(name).catch(() => undefined);

@@ -1,6 +1,7 @@
 import { Client, FormattedExecutionResult, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { TestApp } from './app';
+import { waitFor as poll } from './wait';
 
 /** A subscription's results as they arrive, and its end. */
 export interface Received {
@@ -15,7 +16,6 @@ export interface Received {
 export function subscribe(client: Client, query: string, variables: Record<string, unknown>): Received {
   // graphql-ws types the sink by the operation's result shape; these tests read it as plain data.
   const results: FormattedExecutionResult[] = [];
-  const waiters: (() => void)[] = [];
   let stop!: () => void;
   const ended = new Promise<void>((resolve, reject) => {
     stop = client.subscribe(
@@ -23,7 +23,6 @@ export function subscribe(client: Client, query: string, variables: Record<strin
       {
         next: (r) => {
           results.push(r as FormattedExecutionResult);
-          for (const w of waiters.splice(0)) w();
         },
         error: (e) => reject(e instanceof Error ? e : new Error(JSON.stringify(e))),
         complete: () => resolve(),
@@ -36,14 +35,11 @@ export function subscribe(client: Client, query: string, variables: Record<strin
     ended,
     stop,
     waitFor: async (n, ms = 10_000) => {
-      const deadline = Date.now() + ms;
-      while (results.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} results, got ${JSON.stringify(results)}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 100);
-        });
-      }
+      await poll(() => results.length >= n, {
+        what: `${n} subscription results`,
+        timeoutMs: ms,
+        detail: () => `got ${JSON.stringify(results)}`,
+      });
       return results;
     },
   };
@@ -76,18 +72,16 @@ export function wsClient(
 
 /** Waits until `app`'s feed counts `n` open subscriptions (so later commits are delivered). */
 export async function subscribed(app: TestApp, n: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (app.app.services.events.subscriptionCount < n) {
-    if (Date.now() > deadline) throw new Error('subscription not registered');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await poll(() => app.app.services.events.subscriptionCount >= n, {
+    what: `${n} subscriptions registered with the feed`,
+    detail: () => `${app.app.services.events.subscriptionCount} registered`,
+  });
 }
 
 /** Waits until no subscription is open on any of `apps` (they end with their connections). */
 export async function noSubscriptions(...apps: TestApp[]): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (apps.some((a) => a.app.services.events.subscriptionCount > 0)) {
-    if (Date.now() > deadline) throw new Error('subscriptions outlived their connections');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await poll(() => apps.every((a) => a.app.services.events.subscriptionCount === 0), {
+    what: 'the subscriptions to end with their connections',
+    timeoutMs: 5000,
+  });
 }

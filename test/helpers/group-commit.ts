@@ -1,4 +1,4 @@
-import { groupCommitSize } from '../../src/db/group-commit';
+import { groupCommitSize } from '../../src/metrics';
 
 /**
  * Write transactions and COMMITs counted so far by the process-wide histogram

@@ -4,7 +4,7 @@ import { ParsedRatingRequest, PreRating, RatingLookup } from '../../src/modules/
 import { ReturnCode, ReturnCodeValue } from '../../src/modules/charging/return-codes';
 
 /**
- * The reference for the legacy rating body (issue 29 item 5): the parser that read the raw body
+ * The reference for the legacy rating body: the parser that read the raw body
  * inside the service before the REST edge took over the missing, null and wrongly typed fields,
  * kept verbatim. A legacy body's answer from the edge and the service's rules together
  * (`parseRatingBody`) must be this one's, code for code.
@@ -68,7 +68,7 @@ function amount(o: Record<string, unknown>, key: string, code: ReturnCodeValue, 
 }
 
 /**
- * Validates a rating request body (spec 2.4) and returns the first violated rule's return code
+ * Validates a rating request body (docs/contract.md §4) and returns the first violated rule's return code
  * (CONTRACT §4). The order, which decides the code when several rules are broken:
  * 1. `msisdn`: missing 2001, not an MSISDN or not a string 2000;
  * 2. `ratingParams` missing or not an object 2001; `ratingParams.msisdn` missing 2001, not an

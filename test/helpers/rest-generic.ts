@@ -12,7 +12,7 @@ const logger = createLogger('silent');
 const schema = gatewaySchema();
 
 /**
- * What a REST row answers on the generic path (issue 16 "Speed"), for comparing a row's faster
+ * What a REST row answers on the generic path, for comparing a row's faster
  * path (`direct` or `resolve`) with it: the row's GraphQL operation executed against the schema
  * with the caller's context, then the row's `result` (or the failure's legacy body), then
  * `JSON.stringify` or `toXml`. An outcome the row's `variables` decided at the edge (`edgeOutcome`)

@@ -4,6 +4,7 @@ import { importDataset } from '../../src/dataset/import';
 import { FakeClock } from '../helpers/clock';
 import { TestDb, createTestDb } from '../helpers/db';
 import { baseDataset, basic } from '../helpers/fixtures';
+import { waitFor } from '../helpers/wait';
 
 describe('Authenticator on the real database', () => {
   let t: TestDb;
@@ -46,14 +47,12 @@ describe('Authenticator on the real database', () => {
 
   it('serves a client row for at most the cache bound: a disabled client or a new password takes effect within it', async () => {
     const cached = new Authenticator(t.db, undefined, undefined, 1000);
-    const within = async (expected: string, header: string) => {
-      const start = performance.now();
-      while ((await cached.authenticate({ authorization: header })).status !== expected) {
-        expect(performance.now() - start).toBeLessThan(1000 + 300);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return performance.now() - start;
-    };
+    // The change must show within the 1000 ms bound (+300 ms for a loaded machine).
+    const within = (expected: string, header: string) =>
+      waitFor(async () => (await cached.authenticate({ authorization: header })).status === expected, {
+        what: `the cached authenticator to answer ${expected} within its 1000 ms bound`,
+        timeoutMs: 1000 + 300,
+      });
     // The first success runs scrypt (which drops the cached reads); the second one is served from the row it reads.
     expect((await cached.authenticate({ authorization: basic('issuer') })).status).toBe('ok');
     expect((await cached.authenticate({ authorization: basic('issuer') })).status).toBe('ok');

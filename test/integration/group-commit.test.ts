@@ -7,16 +7,15 @@ import { GROUP_COMMIT_MAX_TRANSACTIONS, GroupRolledBackError } from '../../src/d
 import { DEFAULT_DB_LIMITS, createKnex, retryingTransaction } from '../../src/db/knex';
 import { runInRequestScope } from '../../src/lib/request-scope';
 import { groupCommitCounts } from '../helpers/group-commit';
+import { simulatedDelay, waitFor } from '../helpers/wait';
 
 /** The synchronous better-sqlite3 calls the test makes on a raw connection. */
 interface SyncConnection {
   prepare(sql: string): { get(...params: unknown[]): unknown };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Group commit on the embedded database (issue 16 "Speed"; src/db/group-commit.ts): write
+ * Group commit on the embedded database (src/db/group-commit.ts): write
  * transactions that queue for SQLite's one connection share one COMMIT, each under its own
  * savepoint; each answers only once that COMMIT made it durable, a failing one takes only its own
  * writes back, and a group that SQLite rolled back commits nothing. A real database file.
@@ -166,8 +165,12 @@ describe('SQLite group commit', () => {
 
   it("bounds the wait to join by the request's deadline", async () => {
     // A plain transaction holds the one connection for 300 ms.
-    const holder = db.transaction(async () => sleep(300));
-    await sleep(20);
+    let holding = false;
+    const holder = db.transaction(async () => {
+      holding = true;
+      await simulatedDelay(300, 'a transaction holding the one connection');
+    });
+    await waitFor(() => holding, { what: 'the holder to take the connection' });
     const started = performance.now();
     const late = runInRequestScope(50, () => retryingTransaction(db, increment(1)));
     await expect(late).rejects.toBeInstanceOf(DatabaseTimeoutError);
@@ -187,7 +190,7 @@ describe('SQLite group commit', () => {
     const short = runInRequestScope(50, () => retryingTransaction(db, increment(1)));
     const long = retryingTransaction(db, async (trx) => {
       const n = await increment(2)(trx);
-      await sleep(200);
+      await simulatedDelay(200, 'a slow member keeping the group from its COMMIT');
       return n;
     });
     await expect(short).rejects.toMatchObject({ name: 'DatabaseTimeoutError', commit: true, deadline: true });

@@ -8,6 +8,7 @@ import {
 } from '../../src/modules/idempotency/idempotency.service';
 import { FakeClock } from '../helpers/clock';
 import { TestDb, createTestDb } from '../helpers/db';
+import { waitFor } from '../helpers/wait';
 
 /**
  * The idempotency record on the real database, below HTTP: what happens when a request outlives
@@ -47,8 +48,13 @@ describe('IdempotencyService on the real database', () => {
       },
       effect,
     );
-    while (!(await t.db('idempotency_keys').where({ idempotency_key: 'stalled' }).first()))
-      await new Promise((r) => setTimeout(r, 5));
+    await waitFor(
+      async () => !!(await t.db('idempotency_keys').where({ idempotency_key: 'stalled' }).first()),
+      {
+        what: "the first request's claim on its key",
+        intervalMs: 5,
+      },
+    );
 
     await expect(idempotency.run(call('stalled'), (s) => t.db.transaction(s), effect)).rejects.toMatchObject({
       extensions: { code: 'CONFLICT', errorCode: 1 },

@@ -1,7 +1,7 @@
 import { addLoginAttempt, readLoginFailures, removeLoginAttempt } from '../../src/auth/login-failure.store';
 import { TestDb, createTestDb, reopenTestDb } from '../helpers/db';
 
-describe('failed-login counters on the real database (issue 13 part 5)', () => {
+describe('failed-login counters on the real database', () => {
   let t: TestDb;
   let other: TestDb;
   beforeAll(async () => {

@@ -3,8 +3,9 @@ import { preparedRows } from '../../src/db/prepared';
 import { DatabaseTimeoutError, isDeadlineStop } from '../../src/errors';
 import { runInRequestScope } from '../../src/lib/request-scope';
 import { TestDb, createTestDb } from '../helpers/db';
+import { waitFor } from '../helpers/wait';
 
-// preparedRows (issue 16): the hot SELECTs as prepared statements keep what src/db/knex.ts
+// preparedRows: the hot SELECTs as prepared statements keep what src/db/knex.ts
 // guarantees: transactions, deadlines, statement bounds, failure classification.
 describe('preparedRows on the real database', () => {
   let t: TestDb;
@@ -54,8 +55,10 @@ describe('preparedRows on the real database', () => {
   });
 
   it('sends nothing once the request deadline has passed: DatabaseTimeoutError, a timeout for clients', async () => {
+    const started = performance.now();
     const err = await runInRequestScope(5, async () => {
-      await new Promise((r) => setTimeout(r, 20));
+      // Past the 5 ms deadline (with a margin for the clock's granularity) before the statement.
+      await waitFor(() => performance.now() - started > 10, { what: 'the request deadline to pass' });
       return byName(t.db, 'acme').then(
         () => undefined,
         (e: unknown) => e,
@@ -71,6 +74,7 @@ describe('preparedRows on the real database', () => {
     const db = createKnex(t.url, { ...DEFAULT_DB_LIMITS, statementTimeoutMs: 5000, poolMax: 1 });
     try {
       const started = performance.now();
+      // A deliberately slow statement (SELECT SLEEP(3)) that outlives the 200 ms deadline.
       const err = await runInRequestScope(200, () =>
         preparedRows(db, 'select sleep(?) as s', [3]).then(
           () => undefined,

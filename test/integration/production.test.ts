@@ -17,7 +17,7 @@ import { systemClock } from '../../src/lib/clock';
 import { TestDb, createTestDb } from '../helpers/db';
 import { baseDataset, basic } from '../helpers/fixtures';
 
-/** Issue 10 "Safe production defaults" and "one scrypt per credential in flight", on the real database. */
+/** Safe production defaults and one scrypt per credential in flight, on the real database. */
 
 const silent = createLogger('silent');
 const configFor = (tdb: TestDb, env: Record<string, string>) => ({

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Knex } from 'knex';
 import { DEFAULT_DB_LIMITS, MAINTENANCE_DB_LIMITS, createKnex } from '../../src/db/knex';
 
-// SQLITE_WAL_AUTOCHECKPOINT_PAGES (issue 16, p99 at half of peak): the serving connection
+// SQLITE_WAL_AUTOCHECKPOINT_PAGES (keeps p99 latency low at half of peak load): the serving connection
 // copies its write-ahead log into the database file every 100 pages, in short steps, instead
 // of SQLite's 1000-page default (one long stall); migrations and CLI commands keep 1000.
 describe('SQLite write-ahead log checkpoints', () => {

@@ -5,8 +5,8 @@ import {
   transactionConflictOf,
   lockingTransaction,
   retryingTransaction,
-  transactionRetries,
 } from '../../src/db/knex';
+import { transactionRetries } from '../../src/metrics';
 import { runInRequestScope } from '../../src/lib/request-scope';
 import { TestDb, createTestDb } from '../helpers/db';
 
@@ -21,7 +21,7 @@ const retries = async (reason: string) =>
   (await transactionRetries.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 
 /**
- * Issue 14 "Retried transactions": a transaction rolled back by a write conflict reruns as a
+ * Retried transactions: a transaction rolled back by a write conflict reruns as a
  * whole, bounded by attempts and the request's deadline, on the real database.
  */
 describe('retryingTransaction on the real database', () => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { codeCacheFile, loadBundle } from '../../src/lib/bundle';
 
-/** The bundle runner behind `node dist/src/main.js` (issue 16 start-up time; scripts/bundle.js writes the bundle). */
+/** The bundle runner behind `node dist/src/main.js` (for start-up time; scripts/bundle.js writes the bundle). */
 
 describe('loadBundle', () => {
   let dir: string;

@@ -40,7 +40,7 @@ describe('loadConfig (CONTRACT §8)', () => {
     ).toEqual({ maxFailuresPerUsername: 0, maxFailuresPerAddress: 7, windowSeconds: 30 });
   });
 
-  it('reads the event relay settings (issue 12 part 2): no relay without AMQP_URL', () => {
+  it('reads the event relay settings: no relay without AMQP_URL', () => {
     expect(loadConfig({}).events).toEqual({
       amqpUrl: null,
       exchange: 'subscriber-gateway',
@@ -65,7 +65,7 @@ describe('loadConfig (CONTRACT §8)', () => {
     expect(() => loadConfig({ AMQP_TIMEOUT_MS: '0' })).toThrow(/AMQP_TIMEOUT_MS/);
   });
 
-  it('reads the renewal consumer and subscription settings (issue 12 parts 3 and 6), refusing bad values by name', () => {
+  it('reads the renewal consumer and subscription settings, refusing bad values by name', () => {
     expect(loadConfig({})).toMatchObject({
       renewals: { queue: 'subscriber-gateway.plan-renewals', prefetch: 8, testAckDelayMs: 0 },
       subscriptionPollMs: 200,

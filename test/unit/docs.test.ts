@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildOpenApi } from '../../src/rest/openapi';
 
-/** The repository's own docs stay self-contained and true (issue 13 part 8). */
+/** The repository's own docs stay self-contained and true. */
 
 const ROOT = path.join(__dirname, '../..');
 const DOCS = ['README.md', 'docs/contract.md', 'docs/architecture.md', 'docs/graphql.md'];

@@ -10,7 +10,7 @@ function timeOf(id: string): number {
 /**
  * Event ids (src/modules/events/outbox.store.ts `newEventId`; README "Events"): ULIDs, 26
  * Crockford base32 characters, sortable by creation time and strictly increasing within the
- * process; the 80 random bits come from the OS's random source, read in blocks (issue 16).
+ * process; the 80 random bits come from the OS's random source, read in blocks.
  */
 describe('event ids', () => {
   it('are ULIDs of the clock time, strictly increasing within one millisecond and across them', () => {

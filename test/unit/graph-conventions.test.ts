@@ -47,7 +47,7 @@ const VALUE_TYPES: ReadonlyMap<string, string> = new Map([
 
 /**
  * Lists of entities that stay plain lists: parts of their parent, bounded, and written whole with
- * it (not on issue 29 item 1's list of lists that can grow). Besides these: `Query.nodes` (the
+ * it (not lists that can grow, which are connections: docs/graphql.md). Besides these: `Query.nodes` (the
  * Global Object Identification spec's refetch by ids) and lists inside a `*Connection`
  * (GitHub's `nodes` shortcut).
  */
@@ -360,7 +360,7 @@ function listing(vs: readonly Violation[]): string {
   return vs.map((v) => `  - ${v.key}\n      ${v.detail}`).join('\n');
 }
 
-describe('graph conventions (issue 29): a walk over the built schema', () => {
+describe('graph conventions (docs/graphql.md): a walk over the built schema', () => {
   let violations: Violation[];
   beforeAll(async () => {
     violations = conventionViolations(await gatewaySchema(), { registeredNodes: registeredNodeTypes() });

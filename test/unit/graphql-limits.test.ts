@@ -24,7 +24,7 @@ import { gatewaySchema } from '../../src/graphql/schema';
 import { ROUTES } from '../../src/rest/routes';
 import { loadConfig } from '../../src/config';
 
-/** The query of issue 10 item 1 (OOM on the unlimited gateway), infos as connections (issue 29). */
+/** A deeply nested list query that ran the gateway out of heap before GraphQL limits existed, infos as connections. */
 export const ITEM_1_QUERY =
   '{ locations(first: 500) { edges { node { name infos(first: 500) { edges { node { name value type { name } location { name infos(first: 500) { edges { node { name value } } } } } } } } } } }';
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { DEFAULT_HEAP_MODE, HEAP_MODES, HEAP_MODE_FLAGS, applyHeapMode } from '../../src/lib/heap';
 
-/** HEAP_MODE (issue 16 "Speed"): the flags of each mode, and that V8 takes them at run time. */
+/** HEAP_MODE: the flags of each mode, and that V8 takes them at run time. */
 describe('heap modes', () => {
   it('balanced (the default) and compact bound old-generation growth; every mode turns allocation-site pretenuring off', () => {
     expect(HEAP_MODES).toEqual(['balanced', 'compact', 'v8']);

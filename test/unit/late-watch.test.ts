@@ -1,6 +1,5 @@
 import { LATE, LateWatch } from '../../src/lib/late-watch';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+import { quietPeriod, simulatedDelay } from '../helpers/wait';
 
 /** A promise settled from outside. */
 function deferred<T>() {
@@ -27,7 +26,7 @@ describe('LateWatch (one timer per delay for the request safety net)', () => {
     await expect(watch.race(Promise.reject(err), 50)).rejects.toBe(err);
     const slow = deferred<string>();
     const raced = watch.race(slow.promise, 200);
-    await sleep(20);
+    await simulatedDelay(20, 'the work taking 20 ms of its 200 ms');
     slow.resolve('done');
     await expect(raced).resolves.toBe('done');
   });
@@ -36,10 +35,10 @@ describe('LateWatch (one timer per delay for the request safety net)', () => {
     const watch = new LateWatch();
     const start = performance.now();
     const a = settledAfter(watch.race(deferred().promise, 80), start);
-    await sleep(30);
+    await simulatedDelay(30, 'entries added 30 ms apart');
     const quick = deferred<string>();
     const b = settledAfter(watch.race(quick.promise, 80), start);
-    await sleep(30);
+    await simulatedDelay(30, 'entries added 30 ms apart');
     const c = settledAfter(watch.race(deferred().promise, 80), start);
     quick.resolve('in time');
     const [ra, rb, rc] = await Promise.all([a, b, c]);
@@ -75,7 +74,10 @@ describe('LateWatch (one timer per delay for the request safety net)', () => {
     process.on('unhandledRejection', unhandled);
     try {
       work.reject(new Error('after the fact'));
-      await sleep(20);
+      await quietPeriod(
+        20,
+        'Node reports an unhandled rejection when the microtask queue drains after it, before any timer runs',
+      );
       expect(unhandled).not.toHaveBeenCalled();
     } finally {
       process.off('unhandledRejection', unhandled);

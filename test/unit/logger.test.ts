@@ -1,6 +1,6 @@
 import { createLogger, routeConsoleToLogger, withRequestLogFields } from '../../src/logger';
 
-describe('the process logger (issue 13 part 2)', () => {
+describe('the process logger', () => {
   const capture = () => {
     const written: string[] = [];
     const logger = createLogger('info', { write: (s: string) => written.push(s) });

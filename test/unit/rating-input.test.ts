@@ -7,7 +7,7 @@ import { legacyParseRatingRequest, legacyRawKeysOf } from '../helpers/legacy-rat
 /**
  * A legacy rating body read at the REST edge (the typed request, or the edge's refusal) and then
  * judged by the service's rules must get the return code (or the parsed request) the legacy
- * parser gave the raw body (issue 11 Part 1, issue 29 item 5, CONTRACT §4): every missing, null
+ * parser gave the raw body (docs/contract.md §4): every missing, null
  * or wrongly typed field, alone or with others, in every position; and a refused body's charging
  * CDR keys must be those the legacy service recorded.
  */

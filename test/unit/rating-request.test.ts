@@ -1,5 +1,5 @@
 import { Money } from '../../src/lib/money';
-import { bestMatch } from '../../src/modules/charging/charging.service';
+import { bestMatch } from '../../src/modules/charging/rating.service';
 import { RatingRow } from '../../src/modules/charging/charging.store';
 import {
   RatingParamsInput,
@@ -9,7 +9,7 @@ import {
   ruleBrokenBefore,
 } from '../../src/modules/charging/rating-request';
 import { returnCodeName } from '../../src/modules/charging/return-codes';
-// A legacy body as the REST edge reads it and the service's rules judge it (issue 29 item 5).
+// A legacy body as the REST edge reads it and the service's rules judge it (docs/contract.md §4).
 import { parseRatingBody as parseRatingRequest } from '../../src/rest/rating-input';
 import { ratingBody } from '../helpers/charging';
 
@@ -121,7 +121,7 @@ describe('bestMatch (most specific catalogue entry wins)', () => {
   });
 });
 
-describe('the typed request: the service rules and ruleBrokenBefore (issue 29 item 5)', () => {
+describe('the typed request: the service rules and ruleBrokenBefore', () => {
   const typed = (patch: Partial<RatingParamsInput> = {}): RatingRequestInput => ({
     msisdn: '+353871234567',
     ratingParams: {

@@ -1,6 +1,6 @@
 import { RenewalRejectedError, decodeRenewalEvent } from '../../src/modules/events/renewal-events';
 
-/** Issue 12 part 3: the documented renewal payload, validated with zod; anything else is rejected with a reason. */
+/** The documented renewal payload, validated with zod; anything else is rejected with a reason. */
 describe('decodeRenewalEvent', () => {
   const decode = (body: unknown) =>
     decodeRenewalEvent(Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)));

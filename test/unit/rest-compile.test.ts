@@ -4,7 +4,7 @@ import { gatewaySchema } from '../../src/graphql/schema';
 import { compileRoutes } from '../../src/rest/router';
 import { ROUTES } from '../../src/rest/routes';
 
-/** Issue 16 "Speed": REST rows are validated at start-up and compiled on their first request. */
+/** REST rows are validated at start-up and compiled on their first request. */
 describe('compileRoutes', () => {
   it('validates every row now, compiles none until its first run, then answers as execute does', async () => {
     const schema = await gatewaySchema();

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logger';
 import { statusOf, toFailure } from '../../src/rest/failure';
 
 /**
- * Domain errors carry no HTTP status (issue 29 item 5): the REST edge derives the legacy one from
+ * Domain errors carry no HTTP status: the REST edge derives the legacy one from
  * the error's code and the path's error style.
  */
 describe('REST status of a domain error (src/rest/failure.ts)', () => {
@@ -31,7 +31,7 @@ describe('REST status of a domain error (src/rest/failure.ts)', () => {
     }
   });
 
-  it('answers a value that breaks a rule 412 on the quota-sharing paths only (spec 4.8)', () => {
+  it('answers a value that breaks a rule 412 on the quota-sharing paths only', () => {
     const invalid = invalidField('quota', 'must be an integer');
     expect(statusOf(invalid, 'sqs')).toBe(412);
     expect(statusOf(invalid, 'plain')).toBe(400);

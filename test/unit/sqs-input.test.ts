@@ -22,7 +22,7 @@ function outcome(fn: () => unknown): unknown {
 
 /**
  * The typed-input path must answer every legacy body exactly as the legacy parser did on the raw
- * body (issue 11 Part 1): 400 with the same message from the edge mapping, otherwise the same
+ * body: 400 with the same message from the edge mapping, otherwise the same
  * 412 list or value from the service's parser on the typed input.
  */
 function sameAsLegacy(legacy: () => unknown, typed: () => unknown) {
@@ -92,7 +92,7 @@ describe('legacy SQS bodies mapped onto typed inputs answer as the legacy parser
     );
   });
 
-  it('donation variables (issue 29): every legacy 400/412 at the edge; what passes coerces to the typed input and parses alike', async () => {
+  it('donation variables: every legacy 400/412 at the edge; what passes coerces to the typed input and parses alike', async () => {
     const schema = await gatewaySchema();
     fc.assert(
       fc.property(donation, fc.boolean(), (body, recurring) => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 const { startFlags } = require('../../scripts/start-flags') as { startFlags(): string[] };
 
 /**
- * Issue 16 "Speed" (RSS under load): `npm start` caps V8's young generation with a node flag
+ * Resident memory under load: `npm start` caps V8's young generation with a node flag
  * (V8 takes it only at process start); the build primes the code cache and the bench starts the
  * gateway and its baselines with the flags startFlags() reads from package.json.
  */

@@ -2,8 +2,8 @@ import { OAuthRequestError } from '../../src/errors';
 import { issueTokenVariables, tokenVariable } from '../../src/rest/token-input';
 
 /**
- * The legacy token bodies' checks, made by the token rows before their operation runs (issue 29
- * item 5): the published messages, in the legacy order.
+ * The legacy token bodies' checks, made by the token rows before their operation runs
+ * (docs/contract.md §3): the published messages, in the legacy order.
  */
 describe('legacy token request checks (src/rest/token-input.ts)', () => {
   it.each([

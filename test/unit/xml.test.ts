@@ -61,7 +61,7 @@ describe('toXml (CONTRACT §1 XML mapping)', () => {
   });
 });
 
-describe('toXml of a body of scalars only (written without the XMLBuilder, issue 16)', () => {
+describe('toXml of a body of scalars only (written without the XMLBuilder)', () => {
   // Nested one level, the same values go through the XMLBuilder: the children must be the same bytes.
   const viaBuilder = (body: Record<string, unknown>) => {
     const xml = toXml({ wrapped: body });

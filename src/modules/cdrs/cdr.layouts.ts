@@ -1,5 +1,5 @@
 /**
- * CDR layouts (issue 12 part 5): the field order, names and codes of the source product's
+ * CDR layouts (CONTRACT §8): the field order, names and codes of the source product's
  * published SQS CDRs (SQS docs 1.1.0/1.2.0 "SQS donation CDR", "SQS groups CDR", "SQS recurring
  * donation CDR" — the layouts with the tenant ID field), of the published token web service CDR,
  * and the gateway's own charging CDR. Every layout but the token one starts with the same eight

@@ -174,7 +174,7 @@ export function tokenId(tokenHash: string): string {
 }
 
 /**
- * Writes CDRs (issue 12 part 5) inside the transaction of the change they record, so a change
+ * Writes CDRs (CONTRACT §8) inside the transaction of the change they record, so a change
  * rolled back leaves none. One call per recorded step; the fields are those of `LAYOUTS` (cdr.layouts.ts).
  */
 export class CdrRecorder {

@@ -64,7 +64,7 @@ function toCdr(r: CdrRow): CdrType {
   };
 }
 
-/** CDRs (issue 12 part 5); the reading rules live in CdrService. */
+/** CDRs (CONTRACT §8); the reading rules live in CdrService. */
 @Resolver(() => CdrType)
 export class CdrResolver {
   @Authorized(Permission.ADMIN)

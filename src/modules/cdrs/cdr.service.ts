@@ -89,7 +89,7 @@ export function cdrHeader(type: CdrKind): string {
 export const CDR_CURSOR = integerCursor('cdr');
 
 /**
- * Reading CDRs (issue 12 part 5): the GraphQL `cdrs` page (ADMIN, the caller's tenant) and the
+ * Reading CDRs (CONTRACT §8): the GraphQL `cdrs` page (ADMIN, the caller's tenant) and the
  * CLI's CSV export (every tenant, or one).
  */
 export class CdrService {

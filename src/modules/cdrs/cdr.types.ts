@@ -6,7 +6,7 @@ import { DateTimeScalar, DecimalScalar, MsisdnScalar, SafeIntScalar } from '../.
 import { QuotaType, UnitMeteringType } from '../sharing/sharing.enums';
 import { ChargingTx, DonationTx, GroupTx, RecurringTx, TokenTx } from './cdr.layouts';
 
-/** The CDR types of the GraphQL `cdrs` query (issue 12 part 5). */
+/** The CDR types of the GraphQL `cdrs` query (CONTRACT §8). */
 export enum CdrTypeName {
   DONATION = 'donation',
   GROUP = 'group',

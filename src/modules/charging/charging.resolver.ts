@@ -11,7 +11,7 @@ import { Money } from '../../lib/money';
 import { normalizeMsisdn } from '../../lib/msisdn';
 import { Subscriber } from '../subscribers/subscriber.store';
 import { PaymentTypeValue, SubscriberStatusValue } from '../subscribers/subscriber.types';
-import { ChargingCaller, RatingOutcome } from './charging.service';
+import { ChargingCaller, RatingOutcome } from './charging-outcome';
 import { ChargeRow, RatingRow } from './charging.store';
 import { RatingRequestInput, TransportRefusal } from './rating-request';
 import { RatingRequestInputType } from './rating.inputs';
@@ -200,7 +200,7 @@ function adjustBalanceCode(err: DomainError): AdjustBalanceErrorCode {
     : AdjustBalanceErrorCode.PREPAID_BALANCE_EXCEEDED;
 }
 
-/** Charging operations and reads (CONTRACT §4); the rules live in ChargingService. */
+/** Charging operations and reads (CONTRACT §4); the rules live in the services of charging.service.ts. */
 @Resolver(() => SubscriberType)
 export class ChargingResolver {
   // No `@Authorized`: ratingField checks the grant itself (for the REST rows' `resolve`, which

@@ -4,7 +4,7 @@ import { normalizeMsisdn } from '../../lib/msisdn';
 import type { ChargingCdr } from '../cdrs/cdr.recorder';
 import { ReturnCode, ReturnCodeValue } from './return-codes';
 
-/** The five catalogue lookup keys (spec 2.4 `lookup`); absent optional keys are null. */
+/** The five catalogue lookup keys (docs/contract.md §4 `lookup`); absent optional keys are null. */
 export interface RatingLookup {
   providerId: string;
   applicationId: string;
@@ -13,7 +13,7 @@ export interface RatingLookup {
   bundleId: string | null;
 }
 
-/** Pre-rating amounts (spec 2.4 `preRating`), exact decimals; absent ones are zero except totalPrice. */
+/** Pre-rating amounts (docs/contract.md §4 `preRating`), exact decimals; absent ones are zero except totalPrice. */
 export interface PreRating {
   totalPrice: Money;
   retailPrice: Money;
@@ -263,7 +263,7 @@ function judge(input: RatingRequestPrefix, stop: RatingField | null): RatingRequ
 }
 
 /**
- * Validates a typed rating request (spec 2.4) and returns the first violated rule's return code
+ * Validates a typed rating request (docs/contract.md §4) and returns the first violated rule's return code
  * (CONTRACT §4). The rules a request of the right types can still break, in the order that
  * decides the code when several are (a field missing, of another JSON type or a malformed MSISDN
  * never gets here: GraphQL refuses it by coercion, the REST edge answers it in this same order):

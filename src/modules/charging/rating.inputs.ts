@@ -8,7 +8,7 @@ import type {
 } from './rating-request';
 
 /**
- * The typed input of `processRating` / `processRefund` (spec 2.4, CONTRACT §4).
+ * The typed input of `processRating` / `processRefund` (docs/contract.md §4).
  * Required fields are non-null and MSISDNs are the MSISDN scalar: a missing, null or malformed
  * one is a GraphQL coercion error (`BAD_USER_INPUT`, nothing charged, no CDR). What a value of
  * the right type can still break is the service's rules (see `parseRatingRequest`): a business
@@ -20,7 +20,7 @@ const LOOKUP_KEY = 'At most 64 characters, no control characters (else returnCod
 const AMOUNT = (code: number) =>
   `Non-negative decimal string, at most 6 fractional digits, in the subscriber's currency (else returnCode ${code}).`;
 
-/** The catalogue lookup keys (spec 2.4 `lookup`). */
+/** The catalogue lookup keys (docs/contract.md §4 `lookup`). */
 @InputType('RatingLookupInput', {
   description: 'The five catalogue lookup keys; the most specific entry wins.',
 })
@@ -41,7 +41,7 @@ export class RatingLookupInputType implements RatingLookupInput {
   bundleId?: string | null;
 }
 
-/** Pre-rated amounts (spec 2.4 `preRating`). */
+/** Pre-rated amounts (docs/contract.md §4 `preRating`). */
 @InputType('PreRatingInput', {
   description:
     'Pre-rated amounts: the charge is totalPrice, which must equal retailPrice + calculatedTax + downloadFeeWot - calculatedPromo (else returnCode 2108). Absent amounts other than totalPrice are 0.',
@@ -62,7 +62,7 @@ export class PreRatingInputType implements PreRatingInput {
   downloadFeeWot?: string | null;
 }
 
-/** `ratingParams` (spec 2.4). */
+/** `ratingParams` (docs/contract.md §4). */
 @InputType('RatingParamsInput', {
   description: 'What is rated: the operation, the content and its lookup keys.',
 })
@@ -96,7 +96,7 @@ export class RatingParamsInputType implements RatingParamsInput {
   preRating?: PreRatingInputType | null;
 }
 
-/** A rating or refund request (spec 2.4). */
+/** A rating or refund request (docs/contract.md §4). */
 @InputType('RatingRequestInput', {
   description:
     'A rating (or refund) request, the body of POST /crs-api/processRating. A missing required field or a malformed MSISDN is a GraphQL error (BAD_USER_INPUT) before anything runs; a value the rules refuse is a business outcome: the first violated rule gives the returnCode (CONTRACT §4), nothing is charged.',

@@ -1,5 +1,5 @@
 /**
- * The event catalogue (issue 12 parts 1 and 4; README "Events"): every event type the gateway
+ * The event catalogue (README "Events"): every event type the gateway
  * writes to the outbox, with its payload shape. Routing key `<tenant>.<type>`. Money is a
  * decimal string (exact, see src/lib/money.ts), quota an integer in the plan's unit, times
  * epoch seconds. Payloads may gain fields; existing fields are never renamed (the GraphQL
@@ -60,7 +60,7 @@ export interface BalanceAdjustedPayload {
 }
 
 /**
- * `quota.received` (subject: recipient msisdn; issue 12 part 4): one per recipient granted by a
+ * `quota.received` (subject: recipient msisdn): one per recipient granted by a
  * donation (one-time or recurring), what a notification service needs to tell the recipient.
  */
 export interface QuotaReceivedPayload {

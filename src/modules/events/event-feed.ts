@@ -38,7 +38,7 @@ interface Subscriber {
 }
 
 /**
- * The outbox feed behind the GraphQL subscriptions (issue 12 part 6): one poller per gateway
+ * The outbox feed behind the GraphQL subscriptions: one poller per gateway
  * reads new outbox events (`listEventsAfter`) every `pollMs` while at least one subscription is
  * open, and hands each event to the subscriptions whose {@link FeedFilter} it matches. Because it
  * reads the shared database, every gateway sees every committed event, whichever gateway made

@@ -18,7 +18,7 @@ type SubscribeData = SubscribeResolverData<unknown, Record<string, unknown>, Gat
 
 /**
  * The feed of one subscription: the caller's tenant's events of `types` about the subscriber
- * `msisdn` (issue 12 part 6). Runs after the `@Authorized` check; the MSISDN scalar has already
+ * `msisdn`. Runs after the `@Authorized` check; the MSISDN scalar has already
  * refused a malformed number (BAD_USER_INPUT).
  * @throws NotFoundError when `msisdn` names no subscriber of the caller's tenant.
  */
@@ -28,7 +28,7 @@ function feed(data: SubscribeData, types: readonly string[]): Promise<AsyncItera
 }
 
 /**
- * GraphQL subscriptions over graphql-ws on `/graphql` (issue 12 part 6; README "Subscriptions"):
+ * GraphQL subscriptions over graphql-ws on `/graphql` (README "Subscriptions"):
  * fed from the outbox, so a change made through any gateway instance reaches subscribers of
  * every instance. Tenant-scoped (only the caller's tenant's events, about one of its subscribers)
  * and checked with the permission of the corresponding query.

@@ -6,7 +6,7 @@ import { ChargeKindValue } from '../charging/charging.types';
 import { UnitMeteringType } from '../sharing/sharing.enums';
 
 /*
- * The subscription payloads (issue 12 part 6) are entities (they implement `Node`): each is one
+ * The GraphQL subscription payloads are entities (they implement `Node`): each is one
  * recorded, immutable fact with a stable unique id (the outbox event's ULID, also the AMQP
  * `message_id` of the same event), which an app keeps in lists (a notification feed, a
  * statement); Apollo's InMemoryCache then normalises each event under its own id instead of
@@ -14,7 +14,7 @@ import { UnitMeteringType } from '../sharing/sharing.enums';
  * holds it.
  */
 
-/** A balance change pushed to `balanceChanged` subscribers (issue 12 part 6). */
+/** A balance change pushed to `balanceChanged` subscribers (GraphQL subscription over graphql-ws). */
 @ObjectType('BalanceChange', {
   implements: NodeInterface,
   description:
@@ -51,7 +51,7 @@ export class BalanceChangeType {
   occurredAt!: string;
 }
 
-/** A quota grant pushed to `quotaReceived` subscribers (issue 12 part 6). */
+/** A quota grant pushed to `quotaReceived` subscribers (GraphQL subscription over graphql-ws). */
 @ObjectType('QuotaReceived', {
   implements: NodeInterface,
   description:

@@ -4,7 +4,7 @@ import { monotonicFactory } from 'ulid';
 import { Clock } from '../../lib/clock';
 
 /**
- * An event to record in the outbox (issue 12 part 1), written by the service that makes the
+ * An event to record in the outbox (README "Events"), written by the service that makes the
  * change, in the change's own transaction.
  */
 export interface NewOutboxEvent {
@@ -43,7 +43,7 @@ let randomAt = randomPool.length;
  * A uniform number in [0, 1) in steps of 1/256 from the OS's cryptographic random source, read
  * 4 KiB at a time. ulid's own default asks `crypto.getRandomValues` for one byte per character,
  * 16 calls for the first id of each millisecond: 84 µs per such id on the bench machine against
- * under 1 µs from the pool (issue 16; at 400 ratings/s, when most ratings fall in a millisecond
+ * under 1 µs from the pool (measured: at 400 ratings/s, when most ratings fall in a millisecond
  * of their own, it was about 6 % of the gateway's busy time in a CPU profile).
  */
 function pooledRandom(): number {
@@ -190,7 +190,7 @@ export async function lastEventSeq(db: Knex): Promise<number> {
   return Number(row?.seq ?? 0);
 }
 
-/* The relay's reads and writes (issue 12 part 2; see relay.ts). */
+/* The relay's reads and writes (see relay.ts). */
 
 /**
  * The oldest unpublished events, in `seq` order, at most `limit`. Order per subject follows

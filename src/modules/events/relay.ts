@@ -17,7 +17,7 @@ import {
 } from './outbox.store';
 
 /**
- * The outbox relay (issue 12 part 2; README "Events"): publishes committed outbox events to
+ * The outbox relay (README "Events"): publishes committed outbox events to
  * RabbitMQ with amqplib, at least once, in `seq` order.
  *
  * - **One active relay** across every gateway instance of a database: each instance runs a

@@ -9,14 +9,14 @@ import { findTenantByName } from '../tenants/tenant.store';
 
 /**
  * The routing-key pattern the renewal queue is bound with on the `AMQP_EXCHANGE` topic exchange
- * (issue 12 part 3; README "Plan-renewal events"): a billing system publishes each renewal with
+ * (README "Plan-renewal events"): a billing system publishes each renewal with
  * routing key `<tenant>.billing.plan-renewed`. Deliberately not the gateway's own outbound
  * `<tenant>.plan.renewed` event, so the gateway never consumes what it publishes.
  */
 export const RENEWAL_BINDING_KEY = '*.billing.plan-renewed';
 
 /**
- * The actor recorded for changes the renewal consumer makes (issue 12 part 3): internal
+ * The actor recorded for changes the renewal consumer makes: internal
  * changes are made as the quota-sharing service, `sqs`, not as an API client. CDRs that
  * record an actor read it from the caller passed to the services.
  */
@@ -76,7 +76,7 @@ export function decodeRenewalEvent(body: Buffer): RenewalEvent {
 export type RenewalEventOutcome = { status: 'renewed'; renewal: RenewalOutcome } | { status: 'duplicate' };
 
 /**
- * Applies plan-renewal events exactly once per event id (issue 12 part 3; CONTRACT §5 renewal,
+ * Applies plan-renewal events exactly once per event id (CONTRACT §5 renewal,
  * §11): one transaction inserts the event id into `renewal_events` (its primary key) and runs the
  * renewal, so a committed renewal always has its event id recorded and a rolled-back one never
  * does. A second delivery of the same event (redelivery, another gateway) finds the id taken and

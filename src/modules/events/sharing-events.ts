@@ -4,7 +4,7 @@ import { EventType, QuotaReceivedPayload, occurredAt } from './event-catalogue';
 import { NewOutboxEvent } from './outbox.store';
 
 /*
- * The outbox events of quota sharing (issue 12 parts 1 and 4), built from the rows the sharing
+ * The outbox events of quota sharing (README "Events"), built from the rows the sharing
  * services have just written, so that each service records them with one `recordEvents` call in
  * the change's own transaction. Payload shapes: README "Events". Quota integers are in the plan's
  * unit (`unitMeteringType`: bytes, seconds or credit minor units); times epoch seconds.

@@ -234,7 +234,7 @@ export async function upsertInfoType(
 }
 
 /**
- * PCRF location reads and provisioning (CONTRACT §6, spec 4.6–4.7), always within one tenant.
+ * PCRF location reads and provisioning (CONTRACT §6), always within one tenant.
  */
 export class LocationService {
   constructor(private readonly db: Knex) {}
@@ -248,7 +248,7 @@ export class LocationService {
   }
 
   /**
-   * The legacy list (spec 2.8): every location ordered by id, or the one named `name`.
+   * The legacy location list (CONTRACT §6): every location ordered by id, or the one named `name`.
    * @throws NotFoundError when `name` is given and no such location exists.
    */
   async list(tenantId: number, name: string | null): Promise<LocationRow[]> {
@@ -258,8 +258,8 @@ export class LocationService {
   }
 
   /**
-   * The legacy list with each location's rates (spec 2.8 `locationRates[]`), in two queries:
-   * what `locationList { ... rates { ... } }` reads, for the REST list's direct path (issue 16).
+   * The legacy list with each location's rates (its `locationRates[]`), in two queries:
+   * what `locationList { ... rates { ... } }` reads, for the REST list's direct path (no GraphQL execution).
    * `rates[i]` belongs to `locations[i]`; both ordered by id.
    * @throws NotFoundError when `name` is given and no such location exists.
    */

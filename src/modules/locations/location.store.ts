@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { KeysetPage, byId, keysetPage } from '../../db/keyset';
 
-/** A location row (spec 2.8). */
+/** A location row (CONTRACT §6). */
 export interface LocationRow {
   id: number;
   tenantId: number;
@@ -9,7 +9,7 @@ export interface LocationRow {
   description: string | null;
 }
 
-/** A location rate row (spec 2.8 `locationRates[]`). */
+/** A location rate row (a `locationRates[]` element, CONTRACT §6). */
 export interface LocationRateRow {
   id: number;
   locationId: number;
@@ -18,7 +18,7 @@ export interface LocationRateRow {
   locationRate: number;
 }
 
-/** A location info type row (spec 2.9 `locationInfoType`), e.g. `PLMNID`. */
+/** A location info type row (an info's `locationInfoType`, CONTRACT §6), e.g. `PLMNID`. */
 export interface LocationInfoTypeRow {
   id: number;
   tenantId: number;
@@ -26,7 +26,7 @@ export interface LocationInfoTypeRow {
   value: number;
 }
 
-/** A location info row (spec 2.9): `value` is the information itself, e.g. an MCC+MNC. */
+/** A location info row (CONTRACT §6): `value` is the information itself, e.g. an MCC+MNC. */
 export interface LocationInfoRow {
   id: number;
   tenantId: number;

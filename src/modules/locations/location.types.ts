@@ -12,7 +12,7 @@ import type {
 } from './location.store';
 
 /*
- * The graph's view of the PCRF location entities (CONTRACT §6, spec 2.8/2.9). Every entity
+ * The graph's view of the PCRF location entities (CONTRACT §6). Every entity
  * implements `Node`: its `id` is the global id of its row id (`globalId('Location', 42)`), the
  * legacy numeric id moves to a field named for it (`locationId`, ...), and the names stay the
  * natural keys clients look things up by. The `*View` functions below are the one mapping from a
@@ -29,13 +29,14 @@ export const LOCATION_NODE = {
   profile: 'LocationProfile',
 } as const;
 
-/** GraphQL view of a location rate (spec 2.8 `locationRates[]`). */
+/** GraphQL view of a location rate (a `locationRates[]` element of the legacy list, CONTRACT §6). */
 @ObjectType('LocationRate', { implements: NodeInterface, description: 'A rate attached to a location.' })
 export class LocationRateType {
   @Field(() => ID, { description: 'Opaque global id of this rate (pass it to `node(id:)`).' })
   id!: string;
   @Field(() => Int, {
-    description: 'The numeric rate id of the legacy REST API (spec 2.8 `locationRates[].id`).',
+    description:
+      'The numeric rate id of the legacy REST API (`locationRates[].id` in `GET /pcc/pcrf/locations`).',
   })
   locationRateId!: number;
   @Field(() => String, { description: 'Rate name, unique within its location.' })
@@ -46,7 +47,7 @@ export class LocationRateType {
   locationRate!: number;
 }
 
-/** GraphQL view of a location info type (spec 2.9 `locationInfoType`). */
+/** GraphQL view of a location info type (an info's `locationInfoType` in the legacy list, CONTRACT §6). */
 @ObjectType('LocationInfoType', {
   implements: NodeInterface,
   description: 'The kind of a location info, e.g. PLMNID (a network identity: MCC+MNC).',
@@ -55,7 +56,8 @@ export class LocationInfoTypeType {
   @Field(() => ID, { description: 'Opaque global id of this type (pass it to `node(id:)`).' })
   id!: string;
   @Field(() => Int, {
-    description: 'The numeric type id of the legacy REST API (spec 2.9 `locationInfoType.id`).',
+    description:
+      'The numeric type id of the legacy REST API (`locationInfoType.id` in `GET /pcc/pcrf/location/{name}/locationInfo`).',
   })
   locationInfoTypeId!: number;
   @Field(() => String, {
@@ -82,7 +84,7 @@ export class LocationProfileType {
   description!: string | null;
 }
 
-/** GraphQL view of a location info (spec 2.9). */
+/** GraphQL view of a location info (a `locationInfoList[]` element, CONTRACT §6). */
 @ObjectType('LocationInfo', {
   implements: NodeInterface,
   description: 'A piece of information identifying a location, e.g. a network PLMN ID.',
@@ -91,7 +93,8 @@ export class LocationInfoGqlType {
   @Field(() => ID, { description: 'Opaque global id of this info (pass it to `node(id:)`).' })
   id!: string;
   @Field(() => Int, {
-    description: 'The numeric info id of the legacy REST API (spec 2.9 `locationInfo.id`).',
+    description:
+      'The numeric info id of the legacy REST API (`locationInfo.id` in `GET /pcc/pcrf/location/{name}/locationInfo`).',
   })
   locationInfoId!: number;
   @Field(() => String, { description: 'Info name, unique per tenant.' })
@@ -106,7 +109,7 @@ export class LocationInfoGqlType {
   locationRowId!: number;
 }
 
-/** GraphQL view of a location (spec 2.8). */
+/** GraphQL view of a location (a `locationList[]` element, CONTRACT §6). */
 @ObjectType('Location', {
   implements: NodeInterface,
   description: 'A PCRF location, such as a roaming zone.',
@@ -115,7 +118,8 @@ export class LocationGqlType {
   @Field(() => ID, { description: 'Opaque global id of this location (pass it to `node(id:)`).' })
   id!: string;
   @Field(() => Int, {
-    description: 'The numeric location id of the legacy REST API (spec 2.8 `location.id`).',
+    description:
+      'The numeric location id of the legacy REST API (`location.id` in `GET /pcc/pcrf/locations`).',
   })
   locationId!: number;
   @Field(() => String, { description: 'Location name, unique per tenant.' })

@@ -2,7 +2,7 @@ import { registerEnumType } from 'type-graphql';
 import { SqsCode } from './error-codes';
 
 /**
- * What happened to one recipient of a donation (spec 2.7, 7.2): the enum beside the numeric
+ * What happened to one recipient of a donation (CONTRACT §5): the enum beside the numeric
  * `errorCode` of `DonationRecipient`. A donation where some recipients failed is still a donation
  * (REST 207): each failure is an outcome here, not an error.
  */
@@ -17,7 +17,7 @@ export enum DonationRecipientOutcome {
 
 registerEnumType(DonationRecipientOutcome, {
   name: 'DonationRecipientOutcome',
-  description: 'What happened to one recipient of a donation (spec 7.2 errorCode in brackets).',
+  description: 'What happened to one recipient of a donation (the legacy errorCode in brackets).',
   valuesConfig: {
     RECEIVED: { description: 'The recipient received its quota (0).' },
     PLAN_LIMIT_REACHED: {

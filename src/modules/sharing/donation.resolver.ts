@@ -42,7 +42,7 @@ export class DonationResolver {
   @Authorized(Permission.SQS_DONATION_PERMISSION)
   @Mutation(() => ShareQuotaPayload, {
     description:
-      "Shares quota of a donor plan with explicit recipients or with a group's members (spec 4.4/4.5). A donation where some recipients failed is a success: each recipient's `outcome` says what happened to it. A request refused as a whole returns `userErrors` and changes nothing. Needs SQS_DONATION_PERMISSION.",
+      "Shares quota of a donor plan with explicit recipients or with a group's members. A donation where some recipients failed is a success: each recipient's `outcome` says what happened to it. A request refused as a whole returns `userErrors` and changes nothing. Needs SQS_DONATION_PERMISSION.",
   })
   shareQuota(
     @Arg('input', () => DonationInputType, { description: `The donation. ${DONATION_INPUT_DOC}` })

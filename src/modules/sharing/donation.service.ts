@@ -46,7 +46,7 @@ export function grantFor(type: ShareQuotaType, unitAmount: number, quota: number
   return Number((BigInt(unitAmount) * BigInt(quota)) / BigInt(SHARE_QUOTA_MAX));
 }
 
-/** Overall errorCode of a donation (spec 2.7): 0 when any recipient received quota (or none was listed), else the first failure's. */
+/** Overall errorCode of a donation (CONTRACT §5): 0 when any recipient received quota (or none was listed), else the first failure's. */
 export function overallCode(codes: number[]): number {
   return codes.length === 0 || codes.includes(SqsCode.OK) ? SqsCode.OK : codes[0];
 }
@@ -66,9 +66,9 @@ export interface DonationTarget {
 export type RecipientResult = DonationRow['recipients'][number];
 
 /**
- * Donations (CONTRACT §5, spec 2.6, 2.7, 4.4, 4.5, 4.8): to recipients or to a group's members.
+ * Donations (CONTRACT §5): to recipients or to a group's members.
  * Each donation runs in one transaction of a constant number of statements whatever the number
- * of recipients and whatever the plan's history (issue 16; {@link DonationService.execute}).
+ * of recipients and whatever the plan's history ({@link DonationService.execute}).
  * Lock order, the same in every donation and renewal: (1) the donor plan row, (2) the
  * recipients' subscriber rows, in MSISDN order, in one statement (MySQL/MariaDB, READ
  * COMMITTED; SQLite transactions exclude each other). Every later statement reads without
@@ -90,16 +90,16 @@ export class DonationService {
     private readonly subscribers: SubscriberService,
     private readonly plans: PlanService,
     private readonly groups: GroupService,
-    /** Donation CDRs (issue 12 part 5). */
+    /** Donation CDRs (service ID 96, CONTRACT §8). */
     private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 
   /**
-   * `POST /sqs/api/donations` in either form (spec 4.4/4.5). Checks in order: body (400/412),
+   * `POST /sqs/api/donations` in either form (explicit recipients or a group; CONTRACT §5). Checks in order: body (400/412),
    * group 404/5 (group form), donor 404/7, plan 404/8 (absent or not the donor's), donor active
    * 422/14, `quotaType` = the plan's 412, shareable 422/16, `maxRecipients` 422/13, then each
    * recipient in request order: donor itself 3, unknown 12, not active 14, plan count 1, quota
-   * unavailable 15. A single recipient refused with 1 makes the request 422/1 (spec §8). The
+   * unavailable 15. A single recipient refused with 1 makes the request 422/1 (CONTRACT §5). The
    * donation is recorded with every recipient's result. With `idempotencyKey`, a repeat of the
    * same body returns the recorded donation (see {@link IdempotencyService.run}).
    * @throws BadUserInputError, NotFoundError, UnprocessableError as above; ConflictError and
@@ -121,7 +121,7 @@ export class DonationService {
    * {@link donate}. One function per step, in the order of the checks; statements: the plan
    * lock, the donor (the group and its members first in the group form), the request's
    * recipients already counted in the period, the recipients' rows (locked), their plans held
-   * (2), then the debit and 4 inserts: 11 in all for any number of recipients (issue 16).
+   * (2), then the debit and 4 inserts: 11 in all for any number of recipients.
    * The per-recipient results are known, in request order, once {@link outcomes} returns,
    * before anything is written. `actor` is the API client's username for the donation CDRs
    * (absent: `sqs`).
@@ -319,7 +319,7 @@ export class DonationService {
   }
 
   /**
-   * The donor of a donation or recurring donation, checked in the order of spec 4.8: the donor
+   * The donor of a donation or recurring donation, checked in the order of CONTRACT §5: the donor
    * (404/7), then its plan (404/8 when absent or another subscriber's). Returns both.
    */
   async donorOf(

@@ -8,8 +8,8 @@ const num = (v: unknown) => Number(v);
 
 /**
  * Of `msisdns`, those already counted among the distinct recipients of a plan in a period
- * (`plan_period_recipients`, issue 16): one primary-key lookup per listed MSISDN in one
- * statement, whatever the period's history.
+ * (`plan_period_recipients`): one primary-key lookup per listed MSISDN in one statement,
+ * whatever the plan's history.
  */
 export async function recipientsAlreadyInPeriod(
   db: Knex,

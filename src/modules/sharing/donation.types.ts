@@ -54,7 +54,7 @@ export class AllowancesArgs extends ConnectionArgs {
   msisdn!: string;
 }
 
-/** What a donation or recurring donation mutation refused (spec 4.8, 7.2; REST status in brackets). */
+/** What a donation or recurring donation mutation refused (CONTRACT §5; legacy errorCode and REST status in brackets). */
 export enum DonationErrorCode {
   INVALID = 'INVALID',
   GROUP_NOT_FOUND = 'GROUP_NOT_FOUND',
@@ -75,7 +75,7 @@ export enum DonationErrorCode {
 registerEnumType(DonationErrorCode, {
   name: 'DonationErrorCode',
   description:
-    'Why a donation or recurring donation mutation was refused (the spec 7.2 errorCode and the legacy REST status in brackets).',
+    'Why a donation or recurring donation mutation was refused (the legacy errorCode and REST status in brackets).',
   valuesConfig: {
     INVALID: {
       description:
@@ -132,7 +132,7 @@ const UNPROCESSABLE: Record<number, DonationErrorCode> = {
 
 /**
  * The {@link DonationErrorCode} of a refusal of the donation services: by its GraphQL code and
- * its spec 7.2 `errorCode`. errorCode 1 under UNPROCESSABLE is the single recipient's plan limit
+ * its legacy `errorCode` (CONTRACT §5). errorCode 1 under UNPROCESSABLE is the single recipient's plan limit
  * when the error names the recipient (`recipientId`), else a reused idempotency key; under
  * CONFLICT a key in flight.
  */

@@ -1,5 +1,5 @@
 /**
- * Quota-sharing `errorCode`s (spec 7.2, published values). Where each is produced (CONTRACT §5,
+ * Quota-sharing `errorCode`s (published values). Where each is produced (CONTRACT §5,
  * README "Quota sharing"):
  * - 0 no error; 1 a recipient already holding MAX_PLANS_PER_SUBSCRIBER plans (422 with a single
  *   recipient), a member already in the group (409), a recurring donation not found (404);

@@ -39,7 +39,7 @@ export interface MemberQuota {
   quota?: number | null;
 }
 
-/** Most entries one bulk member request may list (issue 11). */
+/** Most entries one bulk member request may list (CONTRACT §5: 1–100). */
 export const MAX_BULK_MEMBERS = 100;
 
 /** Members per page of `GET /sqs/api/groups/<id>/members` (published). */
@@ -52,7 +52,7 @@ export const MEMBER_PAGE_SIZE = 100;
 type WriteMode = 'add' | 'upsert';
 
 /**
- * Groups and members (CONTRACT §5, issue 11 "the wider SQS API"): renaming a group, adding or
+ * Groups and members (CONTRACT §5, "the wider published SQS API"): renaming a group, adding or
  * updating members one at a time or in bulk, removing several, paging members. Every write
  * takes the group's lane ({@link SharingLanes}) and locks the group row in a READ COMMITTED
  * transaction, so simultaneous writes to one group are judged one after the other and cannot
@@ -67,7 +67,7 @@ export class GroupMemberService {
     private readonly idempotency: IdempotencyService,
     private readonly lanes: SharingLanes,
     private readonly subscribers: SubscriberService,
-    /** Group CDRs (issue 12 part 5). */
+    /** Group CDRs (service ID 98, CONTRACT §8). */
     private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 

@@ -281,7 +281,7 @@ const CODES =
   'Refusals in `userErrors`: GROUP_NOT_FOUND; INVALID naming the field (a quota out of range for the group, a memberId listed twice); MEMBER_IS_OWNER, SUBSCRIBER_NOT_FOUND, SUBSCRIBER_NOT_ACTIVE, GROUP_FULL (more than MAX_GROUP_SIZE members), SHARE_OVER_TOTAL (share quotas over 10000000 in total).';
 
 /**
- * The group writes of the source product's wider SQS API (issue 11) with typed inputs; the rules
+ * The group writes of the source product's wider SQS API (CONTRACT §5) with typed inputs; the rules
  * live in {@link GroupService}. Each is the same operation as its REST row.
  */
 @Resolver(() => GroupType)

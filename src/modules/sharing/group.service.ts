@@ -32,7 +32,7 @@ import { GroupRow, MemberRow } from './sharing.rows';
 export const GROUP_PAGE_SIZE = 100;
 
 /**
- * Groups (CONTRACT §5, spec 4.8): creating, reading, listing and deleting groups, adding and
+ * Groups (CONTRACT §5): creating, reading, listing and deleting groups, adding and
  * removing single members; member writes under the group's lane are {@link GroupMemberService}'s.
  */
 export class GroupService {
@@ -43,7 +43,7 @@ export class GroupService {
     private readonly subscribers: SubscriberService,
     /** Renames, member writes and member pages. */
     readonly members: GroupMemberService,
-    /** Group and recurring donation CDRs (issue 12 part 5). */
+    /** Group and recurring donation CDRs (service IDs 98, 99; CONTRACT §8). */
     private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 

@@ -3,7 +3,7 @@ import { KeysetPage, byCreated, keysetPage } from '../../db/keyset';
 import { certifiedLock, forUpdate as lock } from '../../db/knex';
 import { GroupRow, MemberRow, ShareQuotaType } from './sharing.rows';
 
-/** SQL of groups and members (CONTRACT §5, issue 11); used only by the group services. Every function runs on the connection or transaction it is given. */
+/** SQL of groups and members (CONTRACT §5); used only by the group services. Every function runs on the connection or transaction it is given. */
 
 const num = (v: unknown) => Number(v);
 
@@ -136,7 +136,7 @@ export async function deleteGroup(db: Knex, id: string): Promise<void> {
   await db('sharing_groups').where({ id }).delete();
 }
 
-/* Group writes of the wider SQS API (issue 11): renaming a group, changing member quotas, removing several members. */
+/* Group writes of the wider SQS API (CONTRACT §5): renaming a group, changing member quotas, removing several members. */
 
 /** Whether the owner has another group (not `exceptId`) with that name. */
 export async function ownerHasGroupNamed(

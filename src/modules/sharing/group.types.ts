@@ -179,7 +179,7 @@ export class GroupInputType {
   quotaType?: QuotaType | null;
 }
 
-/** `PUT /sqs/api/groups/<id>` (issue 11). */
+/** `PUT /sqs/api/groups/<id>` (CONTRACT §5). */
 @InputType('GroupUpdateInput', {
   description: 'A group to rename (published PUT body): only the name changes.',
 })
@@ -208,7 +208,7 @@ export class GroupMemberInputType {
   quota!: number;
 }
 
-/** What a group write was refused for (`GroupUserError.code`; spec 7.2 errorCodes in brackets). */
+/** What a group write was refused for (`GroupUserError.code`; legacy errorCodes in brackets). */
 export enum GroupErrorCode {
   INVALID = 'INVALID',
   GROUP_NOT_FOUND = 'GROUP_NOT_FOUND',

@@ -3,7 +3,7 @@ import { ServiceUnavailableError } from '../../errors';
 import { remainingMs } from '../../lib/request-scope';
 
 /**
- * The quota-sharing bulkhead (issue 10): one write per donor plan or per group at a time holds a
+ * The quota-sharing bulkhead: one write per donor plan or per group at a time holds a
  * pooled connection in this process; the others wait off the pool until the request's deadline,
  * so a locked or hot plan or group cannot starve requests for other ones. One instance is shared
  * by every sharing service, so all writes to one group (single or bulk) queue in the same lane.
@@ -13,7 +13,7 @@ import { remainingMs } from '../../lib/request-scope';
  * order and bounded by its request's deadline, and the group runs its transactions one after
  * another, so one plan's donations cannot overlap anyway. A lane there would only keep them out
  * of each other's groups: 32 concurrent donations from one plan would take one COMMIT each instead
- * of sharing a few (issue 16).
+ * of sharing a few.
  */
 export class SharingLanes {
   private readonly bulkhead = new KeyedBulkhead(1);

@@ -175,7 +175,7 @@ registerEnumType(PlanErrorCode, {
     SUBSCRIBER_NOT_FOUND: { description: 'The msisdn is not a subscriber of your tenant.' },
     PLAN_DEFINITION_NOT_FOUND: { description: 'No plan definition of your tenant has that name.' },
     PLAN_ID_TAKEN: { description: "The plan id is another tenant's plan." },
-    PLAN_NOT_FOUND: { description: 'No plan of your tenant has that plan id (spec 7.2 errorCode 8).' },
+    PLAN_NOT_FOUND: { description: 'No plan of your tenant has that plan id (legacy errorCode 8).' },
   },
 });
 

@@ -41,7 +41,7 @@ export interface RecurringCaller {
 export const RECURRING_PAGE_SIZE = 100;
 
 /**
- * Recurring donations (CONTRACT §5, spec 4.8): one per donor plan, executed at each renewal
+ * Recurring donations (CONTRACT §5): one per donor plan, executed at each renewal
  * ({@link PlanRenewalService}); created, read, listed and cancelled here.
  */
 export class RecurringDonationService {
@@ -52,7 +52,7 @@ export class RecurringDonationService {
     private readonly plans: PlanService,
     private readonly groups: GroupService,
     private readonly donations: DonationService,
-    /** Recurring donation CDRs (issue 12 part 5). */
+    /** Recurring donation CDRs (service ID 99, CONTRACT §8). */
     private readonly cdrs: CdrRecorder = new CdrRecorder(clock),
   ) {}
 

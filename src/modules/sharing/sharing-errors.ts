@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, UnprocessableError, invalidField } from '../../errors';
 import { SqsCode, SqsCodeValue } from './error-codes';
 
-/** The DomainErrors of the quota-sharing services, with their SQS errorCodes (spec 4.8). */
+/** The DomainErrors of the quota-sharing services, with their SQS errorCodes (CONTRACT §5). */
 export const sqsError = {
   notFound: (code: SqsCodeValue, message: string) => new NotFoundError(message, { errorCode: code }),
   conflict: (code: SqsCodeValue, message: string) => new ConflictError(message, { errorCode: code }),

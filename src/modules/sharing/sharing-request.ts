@@ -3,15 +3,15 @@ import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { ShareQuotaType } from './sharing.rows';
 
 /**
- * Parsing of quota-sharing request bodies (CONTRACT §1 and §5, spec 2.6, 4.8). One parser serves
+ * Parsing of quota-sharing request bodies (CONTRACT §1 and §5). One parser serves
  * REST and GraphQL (which passes the same JSON object), so both answer alike:
  * - a field of the wrong JSON type is **400** (CONTRACT §1), naming the field;
  * - a required field missing or a value out of range is **412** with
- *   `{"errors":[{"field","description"}]}` (spec 4.8), naming every offending field.
+ *   `{"errors":[{"field","description"}]}` (CONTRACT §5), naming every offending field.
  * Unknown fields are ignored.
  */
 
-/** Share quotas are integers 0..10^7: the percentage times 100000 (spec 2.6, 8). */
+/** Share quotas are integers 0..10^7: the percentage times 100000 (CONTRACT §5). */
 export const SHARE_QUOTA_MAX = 10_000_000;
 /** Most recipients one request may list (a guard; a plan's `maxRecipients` decides 13). */
 export const MAX_RECIPIENTS_PER_REQUEST = 100;
@@ -24,7 +24,7 @@ export interface RecipientQuota {
   quota: number;
 }
 
-/** A donation or recurring donation to explicit recipients (spec 4.4). */
+/** A donation or recurring donation to explicit recipients (CONTRACT §5). */
 export interface RecipientsDonationRequest {
   form: 'recipients';
   donorId: string;
@@ -33,7 +33,7 @@ export interface RecipientsDonationRequest {
   recipients: RecipientQuota[];
 }
 
-/** A donation or recurring donation to a group's members (spec 4.5). */
+/** A donation or recurring donation to a group's members (CONTRACT §5). */
 export interface GroupDonationRequest {
   form: 'group';
   /** Optional: the donor is the group owner; when given it must be the owner. */
@@ -200,7 +200,7 @@ function recipientsOf(c: Checker, body: Json, type: ShareQuotaType | undefined):
 }
 
 /**
- * Parses a donation body (spec 4.4/4.5) or a recurring donation body (CONTRACT §5). With
+ * Parses a donation body (either form) or a recurring donation body (CONTRACT §5). With
  * `groupId` the body is the group form (`donorPlanId`, `groupId`, optional `donorId`: the donor
  * is the group owner, published form); otherwise `donorId`, `donorPlanId`, `quotaType` and a non-empty `recipients[]` of
  * distinct `recipientId`s with integer quotas are required.

@@ -3,7 +3,7 @@ import { MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { QuotaType } from './sharing.enums';
 
 /**
- * Typed inputs of the quota-sharing writes (issue 11 Part 1). The donation inputs are
+ * Typed inputs of the quota-sharing writes (CONTRACT §7). The donation inputs are
  * typed by scalars and enums, coerced before any resolver (MSISDN, SafeInt, Int, QuotaType), and
  * non-null where both donation forms need the field; what one form needs (donorId, quotaType and
  * recipients with recipients, groupId otherwise) and the ranges stay the service's rules. The
@@ -22,7 +22,7 @@ export class RecipientInputType {
   quota!: number;
 }
 
-/** `POST /sqs/api/donations` in either form (spec 4.4/4.5). */
+/** `POST /sqs/api/donations` in either form: explicit recipients or a group (CONTRACT §5). */
 @InputType('DonationInput', {
   description:
     "A donation: to explicit recipients (donorId, donorPlanId, quotaType, recipients) or to a group's members (donorPlanId, groupId; the donor is the group owner). Fields a form needs and misses are refused naming each (userErrors INVALID).",
@@ -56,7 +56,7 @@ export class DonationInputType {
   groupId?: string | null;
 }
 
-/** `POST /sqs/api/recurringDonations` (CONTRACT §5, issue 11). */
+/** `POST /sqs/api/recurringDonations` (CONTRACT §5). */
 @InputType('RecurringDonationInput', {
   description:
     'A recurring donation, executed at every renewal of its plan: the fields of DonationInput; with groupId and no donorId the donor is the group owner (published form {donorPlanId, groupId}).',

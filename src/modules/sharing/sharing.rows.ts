@@ -35,7 +35,7 @@ export interface SubscriberPlanRow {
   renewedAt: number;
   /**
    * Distinct recipients that received from this plan in its current period (the
-   * `plan_period_recipients` rows of the period; issue 16), for the `maxRecipients` check.
+   * `plan_period_recipients` rows of the period, not the donation history), for the `maxRecipients` check.
    */
   recipientsInPeriod: number;
   definition: PlanDefinitionRow;
@@ -96,7 +96,7 @@ export interface RecurringRow extends DonorFields {
 export interface DonationRow extends DonorFields {
   recurringDonationId: string | null;
   period: number;
-  /** Overall errorCode (spec 2.7): 0 when any recipient received quota, else the first failure's code. */
+  /** Overall errorCode (CONTRACT §5): 0 when any recipient received quota, else the first failure's code. */
   errorCode: number;
   createdAt: number;
   /** Per-recipient results in request order; `granted` in the plan's unit. */

@@ -32,7 +32,7 @@ export interface SharingLoaders {
 }
 
 /**
- * Quota sharing (CONTRACT §5, spec 2.6, 2.7, 4.4, 4.5, 4.8, 7.2), wired by noun: donations,
+ * Quota sharing (CONTRACT §5), wired by noun: donations,
  * groups and members, recurring donations, plans and renewal. The services share one set of
  * lanes ({@link SharingLanes}). The delegating methods keep the entry points the REST rows,
  * resolvers, CLI and metrics use; their documentation is the noun service's.

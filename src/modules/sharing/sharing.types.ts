@@ -8,7 +8,7 @@ const UNIT = 'in the plan unit: bytes (volume), seconds (time) or minor currency
 
 /** One recipient's result in a donation: a value inside its donation, not an entity (no id). */
 @ObjectType('DonationRecipient', {
-  description: "One recipient's result in a donation (spec 2.7): a part of its Donation, not an entity.",
+  description: "One recipient's result in a donation: a part of its Donation, not an entity.",
 })
 export class DonationRecipientType {
   @Field(() => MsisdnScalar, { description: 'Recipient MSISDN, digits only.' })
@@ -22,12 +22,12 @@ export class DonationRecipientType {
   granted!: number;
   @Field(() => DonationRecipientOutcome, {
     description:
-      'What happened to this recipient; `errorCode` is the same outcome as the numeric spec 7.2 code.',
+      'What happened to this recipient; `errorCode` is the same outcome as the numeric legacy code.',
   })
   outcome!: DonationRecipientOutcome;
   @Field(() => Int, {
     description:
-      'errorCode (spec 7.2): 0 received, 1 plan limit, 3 donor itself, 12 unknown, 14 not active, 15 quota unavailable.',
+      'Legacy errorCode: 0 received, 1 plan limit, 3 donor itself, 12 unknown, 14 not active, 15 quota unavailable.',
   })
   errorCode!: number;
   @Field(() => String, {
@@ -64,7 +64,7 @@ export class DonationType {
   period!: number;
   @Field(() => Int, {
     description:
-      "Overall errorCode (spec 7.2): 0 when any recipient received quota, else the first failure (for a recurring donation refused as a whole at renewal, the refusal's code).",
+      "Overall legacy errorCode: 0 when any recipient received quota, else the first failure (for a recurring donation refused as a whole at renewal, the refusal's code).",
   })
   errorCode!: number;
   @Field(() => DateTimeScalar, { description: 'When it was made.' })

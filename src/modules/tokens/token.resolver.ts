@@ -16,14 +16,14 @@ import {
 /**
  * The `introspectToken` field (CONTRACT §3): the resolver's whole work, its one permission check
  * included, shared with the `POST /token/introspect` row's `resolve` (src/rest/routes.ts), which
- * answers without GraphQL execution (issue 16 "Speed"). `token` is non-null (the REST rows answer
+ * answers without GraphQL execution (the hottest path). `token` is non-null (the REST rows answer
  * a missing one with the legacy message before calling this).
  * @throws UnauthenticatedError, ForbiddenError without TOKEN_INTROSPECT (synchronously); the
  * promise rejects with BadUserInputError for an empty token, and with database failures.
  */
 export function introspectTokenField(ctx: GatewayContext, token: string): Promise<TokenIntrospectionType> {
   assertPermissions(ctx, [Permission.TOKEN_INTROSPECT]);
-  // A `then` rather than an async function: one promise less on the busiest path (issue 16).
+  // A `then` rather than an async function: one promise less on the busiest path.
   return ctx.services.tokens
     .introspect(callerOf(ctx), token)
     .then((r) =>

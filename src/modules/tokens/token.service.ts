@@ -16,7 +16,7 @@ import {
   revokeToken,
 } from './token.store';
 
-/** The grant type the token endpoint accepts (spec 2.1). */
+/** The grant type the token endpoint accepts (CONTRACT §3). */
 export const CLIENT_CREDENTIALS = 'client_credentials';
 
 /** Who is asking: the authenticated API client and its tenant (`actor`, its username, names it in token CDRs). */
@@ -38,7 +38,7 @@ export interface ActiveToken {
   expiresAtSeconds: number;
 }
 
-/** An issued token (spec 2.2): `expiresIn` in seconds. */
+/** An issued token (CONTRACT §3): `expiresIn` in seconds. */
 export interface IssuedToken {
   accessToken: string;
   tokenType: 'bearer';
@@ -46,7 +46,7 @@ export interface IssuedToken {
 }
 
 /**
- * Introspection outcome (spec 2.3, RFC 7662 §2.2), only when active: `clientId` is the subscriber
+ * Introspection outcome (CONTRACT §3, RFC 7662 §2.2), only when active: `clientId` is the subscriber
  * MSISDN (the legacy name), `expiry` and `issuedAt` are epoch seconds, `issuedBy` is the username
  * of the API client that issued the token.
  */
@@ -66,7 +66,7 @@ function emptyToken(): BadUserInputError {
 }
 
 /**
- * Captive-portal token rules (CONTRACT §3, spec 4.1–4.2).
+ * Captive-portal token rules (CONTRACT §3).
  * Tokens are 256 random bits, base64url (43 characters, safe to append to a portal URL),
  * stored as a SHA-256 hash and scoped to the issuing client's tenant.
  */
@@ -87,7 +87,7 @@ export class TokenService {
    * Issues a token for the subscriber `clientId` (an MSISDN, optional `+`). The legacy REST rows
    * check the legacy body shape and answer its published messages themselves before calling this
    * (src/rest/token-input.ts). The token row is durable when this resolves; on SQLite it shares a
-   * COMMIT with the writes of the same event-loop turn ({@link groupedWrite}, issue 16).
+   * COMMIT with the writes of the same event-loop turn ({@link groupedWrite}): one fsync for many tokens.
    * @throws BadUserInputError on `grantType` when it is not `client_credentials`, on `clientId`
    *   when it is not an MSISDN; a database error or DatabaseTimeoutError when the row could not
    *   be written in time (the REST layer's 503: a retry issues a new token, and a row written

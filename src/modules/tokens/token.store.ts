@@ -49,7 +49,7 @@ interface TokenSqlRow {
 
 /**
  * Finds a token of the tenant by hash (revoked or expired ones included), with its issuer's
- * username. A prepared statement on both dialects (issue 16); `db` may be a transaction.
+ * username. A prepared statement on both dialects (parsed once, not per call); `db` may be a transaction.
  * @throws the driver's error or DatabaseTimeoutError (see src/db/knex.ts).
  */
 export async function findToken(

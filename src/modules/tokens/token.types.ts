@@ -7,7 +7,7 @@ import { userErrorType } from '../../graphql/payload';
  * an introspection result and an issued token are values of the call that produced them.
  */
 
-/** The OAuth 2.0 grant types `issueToken` accepts (RFC 6749 §4.4; spec 2.1): the stored strings. */
+/** The OAuth 2.0 grant types `issueToken` accepts (RFC 6749 §4.4; CONTRACT §3): the stored strings. */
 export enum GrantType {
   CLIENT_CREDENTIALS = 'client_credentials',
 }
@@ -22,7 +22,7 @@ registerEnumType(GrantType, {
   },
 });
 
-/** GraphQL view of an issued token (spec 2.2). */
+/** GraphQL view of an issued token (the `POST /token` 201 body, CONTRACT §3). */
 @ObjectType('IssuedToken', { description: 'A bearer token issued for a roaming subscriber (POST /token).' })
 export class IssuedTokenType {
   @Field(() => String, {
@@ -37,7 +37,7 @@ export class IssuedTokenType {
   expiresIn!: number;
 }
 
-/** GraphQL view of an introspection result (spec 2.3). */
+/** GraphQL view of an introspection result (the `POST /token/introspect` body, CONTRACT §3). */
 @ObjectType('TokenIntrospection', { description: 'Whether a token is active (POST /token/introspect).' })
 export class TokenIntrospectionType {
   @Field(() => Boolean, {

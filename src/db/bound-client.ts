@@ -1,0 +1,194 @@
+import type { Knex } from 'knex';
+import type { DbLimits } from '../config/defaults';
+import { DatabaseTimeoutError, connectionWaitPastDeadline } from '../errors';
+import { beforeDeadline, remainingMs } from '../lib/request-scope';
+import type { Dialect } from './dialect';
+import { executePrepared, wantsPrepared } from './mysql';
+import { beginImmediateOnRequest } from './sqlite';
+
+/*
+ * Why the gateway patches knex's client instead of using knex's own `.timeout(ms, { cancel: true })`
+ * (read in knex 3.3, lib/execution/runner.js, lib/query/querybuilder.js, lib/raw.js,
+ * lib/execution/transaction.js, lib/dialects/mysql/index.js):
+ *
+ * - `.timeout` is set on one query builder or raw query, with a fixed number of milliseconds
+ *   chosen when the query is built. The bound here is the request's own deadline (read from the
+ *   request scope when the statement is sent) capped by DB_STATEMENT_TIMEOUT_MS, and it must cover
+ *   every statement: the BEGIN, COMMIT and ROLLBACK knex sends itself (transaction.js calls
+ *   `query(conn, 'COMMIT')` with no builder, so no `.timeout` can reach them), the prepared
+ *   statements of ./prepared.ts, and every query of every module without each call site
+ *   remembering to add it.
+ * - `{ cancel: true }` exists only where the dialect can cancel (`canCancelQuery`): on SQLite
+ *   (better-sqlite3) `.timeout(ms, { cancel: true })` throws at once. On MySQL it cancels by
+ *   opening a new raw connection (`acquireRawConnection`, outside the pool) and sending
+ *   `KILL QUERY <threadId>` (knex/knex#2211, fixed by knex/knex#4324): a second TCP connect and
+ *   handshake to a server that is already slow or unreachable, exactly when it cannot help.
+ * - `KILL QUERY` stops one statement but leaves its transaction open with its row locks held,
+ *   and statements queued behind it on the same transaction's connection still run afterwards:
+ *   knex/knex#4415 (open), "`.timeout(ms, {cancel: true})` for queued queries in transaction",
+ *   where only the first of several timed-out queries is killed. Destroying the connection
+ *   instead (below) makes the server roll the whole transaction back and fails every later
+ *   statement on it at once.
+ * - Without `cancel`, `.timeout` only rejects the promise and marks the connection disposed; the
+ *   statement keeps running and holding its locks until it ends by itself.
+ * - knex bounds the wait for a pooled connection only by the fixed `acquireTimeoutMillis`, not by
+ *   the request's deadline (client.js `acquireConnection`).
+ */
+
+/** Milliseconds a COMMIT may take past the request deadline before its connection is dropped. */
+const COMMIT_GRACE_MS = 250;
+
+/** On a connection that {@link boundClient} dropped: the timeout that dropped it. */
+const DROPPED = Symbol('dropped after a statement timeout');
+
+type QueryFn = (connection: unknown, obj: unknown) => Promise<unknown>;
+type AcquireFn = () => Promise<unknown>;
+/** A knex dialect client class (knex exposes them only by path). */
+export type ClientClass = new (config: Knex.Config) => Knex.Client;
+
+/**
+ * The dialect's knex client class with every statement sent during a request bounded (see
+ * `DbLimits.statementTimeoutMs`): once the request's deadline has passed no statement is
+ * sent (ROLLBACK always is), and on MySQL a statement still running at min(statement timeout,
+ * time left) destroys its connection and fails with DatabaseTimeoutError (`commit` true when it
+ * was a COMMIT, whose outcome is then unknown; `deadline` true when the request's deadline, not
+ * the statement bound, stopped it). better-sqlite3 runs synchronously: only the deadline check
+ * and `busy_timeout` apply there. Statements outside a request (start-up, CLI) are not bounded.
+ * The wait for a pooled connection is bounded by the request's deadline too
+ * ({@link boundAcquire}); on SQLite, transactions may begin IMMEDIATE (`SQLITE_IMMEDIATE`).
+ *
+ * A subclass, not an instance patch: knex builds each transaction's client from the class
+ * prototype (`Object.create(client.constructor.prototype)` in lib/execution/transaction.js), so transactions are
+ * bounded too, and other knex instances of the process keep knex's own classes.
+ */
+export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
+  // knex exposes its dialect classes only by path.
+  const Base = (
+    dialect === 'mysql' ? require('knex/lib/dialects/mysql2') : require('knex/lib/dialects/better-sqlite3')
+  ) as ClientClass;
+  const Bounded = class extends Base {};
+  if (dialect === 'sqlite') beginImmediateOnRequest(Bounded, Base, limits.sqliteBusyTimeoutMs);
+  boundQueries(Bounded, Base, dialect, limits);
+  boundAcquire(Bounded, Base);
+  return Bounded;
+}
+
+/**
+ * Replaces `_query`, the one method every statement passes through on its way to the driver
+ * (builders, raw queries, knex's own BEGIN/COMMIT/ROLLBACK and savepoints, ./prepared.ts), with
+ * {@link boundStatement} around knex's own (or, for a prepared statement on MySQL, around
+ * `executePrepared`: knex has no prepared statements of its own).
+ */
+function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect, limits: DbLimits): void {
+  const base = (Base.prototype as unknown as { _query: QueryFn })._query;
+  (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
+    const prepared = dialect === 'mysql' && wantsPrepared(obj);
+    const run = (): Promise<unknown> =>
+      prepared ? executePrepared(connection, obj) : base.call(this, connection, obj);
+    return boundStatement(connection, obj, run, dialect, limits);
+  };
+}
+
+/**
+ * Sends one statement (`run`) within the request's deadline: unbounded outside a request or with
+ * no statement timeout; refused once the deadline has passed (a ROLLBACK is always sent); on
+ * MySQL refused on a connection this bound dropped, else run within {@link runWithin} of
+ * min(statement timeout, time left; COMMIT_GRACE_MS more for a COMMIT; a ROLLBACK gets the
+ * statement timeout).
+ * @throws DatabaseTimeoutError (deadline) when the deadline had passed before it was sent.
+ */
+function boundStatement(
+  connection: unknown,
+  obj: unknown,
+  run: () => Promise<unknown>,
+  dialect: Dialect,
+  limits: DbLimits,
+): Promise<unknown> {
+  const left = remainingMs();
+  if (left === Infinity || limits.statementTimeoutMs <= 0) return run();
+  const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
+  const rollback = /^\s*rollback/i.test(sql);
+  const commit = /^\s*commit/i.test(sql);
+  if (left <= 0 && !rollback)
+    return Promise.reject(
+      new DatabaseTimeoutError('request deadline passed before the statement was sent', false, true),
+    );
+  if (dialect === 'sqlite') return run();
+  // A connection this bound dropped takes no further statement (its ROLLBACK would wait on a
+  // dead socket); the server already rolled its transaction back when it went away.
+  const dropped = (connection as { [DROPPED]?: DatabaseTimeoutError })[DROPPED];
+  if (dropped) return Promise.reject(dropped);
+  const bound = rollback ? limits.statementTimeoutMs : left + (commit ? COMMIT_GRACE_MS : 0);
+  const budget = Math.min(limits.statementTimeoutMs, bound);
+  return runWithin(connection, run, budget, commit, budget < limits.statementTimeoutMs);
+}
+
+/**
+ * Runs `run` on `connection` for at most `budget` ms. Past it the connection is destroyed (not
+ * `KILL QUERY`: see the note at the top of this file), which makes the server roll back its open
+ * transaction, marked {@link DROPPED} so that no later statement is sent on it, and the promise
+ * rejects with DatabaseTimeoutError (`commit`: the statement was a COMMIT, its outcome unknown;
+ * `deadline`: the request's deadline, not the statement bound, set `budget`).
+ */
+function runWithin(
+  connection: unknown,
+  run: () => Promise<unknown>,
+  budget: number,
+  commit: boolean,
+  deadline: boolean,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const timer = setTimeout(
+      () =>
+        settle(() => {
+          // The server rolls back the connection's open transaction when it goes away.
+          const timeout = new DatabaseTimeoutError(
+            `statement exceeded ${Math.round(budget)} ms`,
+            commit,
+            deadline,
+          );
+          (connection as { [DROPPED]?: DatabaseTimeoutError })[DROPPED] = timeout;
+          (connection as { destroy(): void }).destroy();
+          reject(timeout);
+        }),
+      Math.max(1, budget),
+    );
+    run().then(
+      (value) => settle(() => resolve(value)),
+      (err: unknown) => settle(() => reject(err)),
+    );
+  });
+}
+
+/**
+ * Bounds the wait for a pooled connection by the request's deadline too, not only by
+ * DB_ACQUIRE_TIMEOUT_MS: a request whose deadline passes while it waits fails with
+ * DatabaseTimeoutError (deadline) at once, and a connection that arrives later goes back to the
+ * pool unused. Why a patch of `acquireConnection`: knex's pool wait has one fixed
+ * `acquireTimeoutMillis` for the whole instance (tarn), with no per-call bound and no way to
+ * withdraw one waiting acquire; this is the one method every query and transaction (and
+ * ./prepared.ts) acquires through.
+ */
+function boundAcquire(Bounded: ClientClass, Base: ClientClass): void {
+  const acquire = (Base.prototype as unknown as { acquireConnection: AcquireFn }).acquireConnection;
+  (Bounded.prototype as unknown as { acquireConnection: AcquireFn }).acquireConnection = function (this: {
+    releaseConnection(connection: unknown): Promise<unknown>;
+  }) {
+    return beforeDeadline(
+      () => acquire.call(this),
+      connectionWaitPastDeadline,
+      (acquiring) =>
+        acquiring.then(
+          (connection) => this.releaseConnection(connection),
+          () => undefined,
+        ),
+    );
+  };
+}

@@ -1,0 +1,116 @@
+import type { Knex } from 'knex';
+import type { DbLimits } from '../config/defaults';
+
+type RawConnection = { query(sql: string, cb: (err: Error | null) => void): void };
+
+/**
+ * Runs session statements on a new MySQL connection in order; each entry may name a fallback
+ * statement for servers that do not know the first one's variable (MariaDB vs MySQL).
+ */
+function mysqlSession(
+  conn: RawConnection,
+  statements: Array<[string, string?]>,
+  done: (err: Error | null) => void,
+): void {
+  const [first, ...rest] = statements;
+  if (!first) return done(null);
+  conn.query(first[0], (err) => {
+    const unknown = (err as { code?: string } | null)?.code === 'ER_UNKNOWN_SYSTEM_VARIABLE';
+    if (err && unknown && first[1]) return mysqlSession(conn, [[first[1]], ...rest], done);
+    if (err) return done(err);
+    mysqlSession(conn, rest, done);
+  });
+}
+
+/**
+ * The knex configuration of `mysql://user:pass@host:port/database` (MySQL 8 / MariaDB 10.6+
+ * through mysql2), except the log (see `knexConfig` in ./connection.ts): a pool of
+ * `limits.poolMax`, connect and acquire bounded, and each new connection's session set up with
+ * the row-lock wait and, when `limits.statementTimeoutMs` is set, the server's statement bound
+ * (`max_statement_time` on MariaDB, else `max_execution_time`).
+ */
+export function mysqlConfig(databaseUrl: string, limits: DbLimits): Knex.Config {
+  const url = new URL(databaseUrl);
+  const session: Array<[string, string?]> = [
+    // A row lock held longer than this is a repository timeout (charging maps it to 2003).
+    [`SET SESSION innodb_lock_wait_timeout = ${limits.lockWaitTimeoutSeconds}`],
+  ];
+  if (limits.statementTimeoutMs > 0)
+    session.push([
+      `SET SESSION max_statement_time = ${limits.statementTimeoutMs / 1000}`,
+      `SET SESSION max_execution_time = ${limits.statementTimeoutMs}`,
+    ]);
+  return {
+    client: 'mysql2',
+    connection: {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : 3306,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.slice(1)),
+      charset: 'utf8mb4',
+      timezone: 'Z',
+      connectTimeout: limits.connectTimeoutMs,
+      // BIGINT micro-units and quotas come back as exact numbers (safe range) or strings.
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: false,
+    },
+    pool: {
+      min: 0,
+      max: limits.poolMax,
+      acquireTimeoutMillis: limits.acquireTimeoutMs,
+      createTimeoutMillis: limits.connectTimeoutMs + 500,
+      afterCreate(conn: RawConnection, done: (err: Error | null, conn: unknown) => void) {
+        mysqlSession(conn, session, (err) => done(err, conn));
+      },
+    },
+  };
+}
+
+/**
+ * Option key of a query object (`options`) asking the bounded client (./bound-client.ts) to send
+ * it with mysql2 `execute` (a prepared statement, cached per connection by mysql2) instead of
+ * `query`; set by `preparedRows` (src/db/prepared.ts). Ignored on SQLite, where every statement
+ * is cached.
+ */
+export const PREPARED = 'gatewayPrepared';
+
+/** True when the query object `obj` asks for a prepared statement (see {@link PREPARED}). */
+export function wantsPrepared(obj: unknown): boolean {
+  return (obj as { options?: Record<string, unknown> } | undefined)?.options?.[PREPARED] === true;
+}
+
+type Mysql2Connection = {
+  execute(
+    options: Record<string, unknown>,
+    values: unknown,
+    cb: (err: Error | null, rows: unknown, fields: unknown) => void,
+  ): void;
+};
+
+/**
+ * knex's mysql2 `_query` with `execute` in place of `query` (see {@link PREPARED}): sends
+ * `obj.sql` with `obj.bindings` and sets `obj.response` to `[rows, fields]` as knex's own does.
+ * knex has no way to ask for a prepared statement, hence this replacement of its one call.
+ */
+export function executePrepared(connection: unknown, obj: unknown): Promise<unknown> {
+  const q = obj as {
+    sql: string;
+    bindings?: unknown[];
+    options: Record<string, unknown>;
+    response?: unknown;
+  };
+  const { [PREPARED]: _prepared, ...options } = q.options;
+  return new Promise((resolve, reject) =>
+    (connection as Mysql2Connection).execute(
+      { ...options, sql: q.sql },
+      q.bindings ?? [],
+      (err, rows, fields) => {
+        if (err) return reject(err);
+        q.response = [rows, fields];
+        resolve(q);
+      },
+    ),
+  );
+}

@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import type { DbLimits } from '../config/defaults';
+
+/** The one SQLite directory the gateway creates itself: `var/` of the working directory (the default `DATABASE_URL`). */
+export const DEFAULT_SQLITE_DIR = 'var';
+
+/**
+ * Checks the directory of a SQLite database file: it must exist, except the default `var/`,
+ * which is created; so a mistyped path is an error, not a new empty database.
+ * @throws Error naming the path and the rule.
+ */
+export function ensureSqliteDirectory(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  if (fs.existsSync(dir)) {
+    if (!fs.statSync(dir).isDirectory())
+      throw new Error(`DATABASE_URL sqlite:${file}: ${dir} is not a directory`);
+    return;
+  }
+  if (dir === path.resolve(DEFAULT_SQLITE_DIR)) {
+    fs.mkdirSync(dir, { recursive: true });
+    return;
+  }
+  throw new Error(
+    `DATABASE_URL sqlite:${file}: directory ${dir} does not exist (only the default ${DEFAULT_SQLITE_DIR}/ is created automatically; create it first)`,
+  );
+}
+
+/** The parts of a better-sqlite3 `Database` the configuration touches. */
+export interface SqliteConnection {
+  pragma(s: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+/**
+ * The knex configuration of a SQLite `file` (`:memory:` for an in-memory database), except the
+ * client and log (see `knexConfig` in ./connection.ts): one connection, whose set-up caches
+ * statements and applies the pragmas of `limits` (WAL journal, `synchronous`, foreign keys,
+ * `busy_timeout`, `wal_autocheckpoint`).
+ * @throws Error when the file's directory is missing (see {@link ensureSqliteDirectory}).
+ */
+export function sqliteConfig(file: string, limits: DbLimits): Knex.Config {
+  const memory = file === ':memory:';
+  if (!memory) ensureSqliteDirectory(file);
+  return {
+    client: 'better-sqlite3',
+    connection: { filename: file },
+    useNullAsDefault: true,
+    // One connection: SQLite has one writer, and an in-memory database is per connection.
+    pool: {
+      min: 1,
+      max: 1,
+      acquireTimeoutMillis: limits.acquireTimeoutMs,
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
+        cacheStatements(conn);
+        if (!memory) conn.pragma('journal_mode = WAL');
+        conn.pragma(`synchronous = ${limits.sqliteSynchronous.toUpperCase()}`);
+        conn.pragma('foreign_keys = ON');
+        conn.pragma(`busy_timeout = ${limits.sqliteBusyTimeoutMs}`);
+        conn.pragma(`wal_autocheckpoint = ${limits.sqliteWalAutocheckpointPages}`);
+        done(null, conn);
+      },
+    },
+  };
+}
+
+/** Distinct SQL texts whose prepared statements a SQLite connection keeps (least recently used dropped). */
+export const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+/** SQL texts that are not worth caching: knex's savepoints, each named once. */
+const ONE_OFF_SQL = /^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT) /;
+
+/**
+ * Makes a better-sqlite3 connection prepare each SQL text once (preparing was 14 % of the busy
+ * time of a token introspection): `prepare` answers the statement prepared for the same text
+ * before, from a per-connection LRU cache of {@link SQLITE_STATEMENT_CACHE_SIZE}.
+ * Safe because knex runs a statement to completion (`all`/`run`, never a pending iterator) and
+ * SQLite re-prepares a cached statement itself after a schema change. Savepoint statements are
+ * not cached: knex names each savepoint anew (`SAVEPOINT trx42`), so every text is seen once,
+ * and with group commit every write transaction has them (src/db/group-commit.ts).
+ */
+function cacheStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new LRUCache<string, object>({ max: SQLITE_STATEMENT_CACHE_SIZE });
+  conn.prepare = (sql: string) => {
+    if (ONE_OFF_SQL.test(sql)) return prepare(sql);
+    let statement = cache.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql) as object;
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+/**
+ * Transaction option (SQLite only, `{ [SQLITE_IMMEDIATE]: true }`): open with `BEGIN IMMEDIATE`,
+ * taking the write lock at once instead of at the first write, and wait for another connection's
+ * lock without blocking the event loop (see {@link beginImmediate}), for up to SQLITE_BUSY_TIMEOUT_MS.
+ * The group commit's transaction uses it (src/db/group-commit.ts): a transaction that read first
+ * could not take the lock at all once another connection had written meanwhile (SQLITE_BUSY with
+ * no wait), and a busy handler sleeping in the thread would stall every request of the process.
+ */
+export const SQLITE_IMMEDIATE = 'gatewayImmediate';
+
+/** The part of knex's transaction object that {@link SQLITE_IMMEDIATE} replaces. */
+interface SqliteTransaction {
+  begin(conn: unknown): Promise<unknown>;
+}
+
+type TransactionFn = (
+  container: unknown,
+  config?: Record<string, unknown>,
+  outerTx?: unknown,
+) => SqliteTransaction;
+
+/**
+ * Makes the knex client class `Bounded` (a subclass of the better-sqlite3 client `Base`) honour
+ * {@link SQLITE_IMMEDIATE}: a root transaction asked for with it begins with
+ * {@link beginImmediate} instead of knex's plain `BEGIN;`.
+ *
+ * Why a patch of knex's `transaction`: knex opens every SQLite transaction with a fixed `BEGIN;`
+ * (deferred) and has no option for the kind of BEGIN; the only hook is the transaction object's
+ * `begin(conn)`, which the client's `transaction()` creates. Patching it on a subclass (not on
+ * knex's class) keeps other knex instances of the process unchanged.
+ */
+export function beginImmediateOnRequest(Bounded: object, Base: object, busyTimeoutMs: number): void {
+  const transaction = (Base as { prototype: { transaction: TransactionFn } }).prototype.transaction;
+  (Bounded as { prototype: { transaction: TransactionFn } }).prototype.transaction = function (
+    this: unknown,
+    container,
+    config,
+    outerTx,
+  ) {
+    const trx = transaction.call(this, container, config, outerTx);
+    if (config?.[SQLITE_IMMEDIATE] === true && !outerTx)
+      trx.begin = (conn) => beginImmediate(conn as SqliteConnection, busyTimeoutMs);
+    return trx;
+  };
+}
+
+/** The better-sqlite3 statement calls {@link beginImmediate} makes. */
+interface SqliteStatement {
+  get(): unknown;
+  run(): unknown;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `BEGIN IMMEDIATE` on `conn` without blocking the event loop: SQLite's busy handler would
+ * sleep in the thread while another connection holds the write lock, and when that connection
+ * is another knex instance of this process (two gateways over one file in one process) it could
+ * not release the lock meanwhile. So each attempt runs with `busy_timeout = 0`, and a busy
+ * database is tried again after 1, 2, 4 … 16 ms, asynchronously, for up to `busyTimeoutMs`.
+ * @throws the last SQLITE_BUSY once `busyTimeoutMs` has passed (a 'timeout' for
+ *   `databaseFailureOf`), or any other error of BEGIN at once.
+ */
+async function beginImmediate(conn: SqliteConnection, busyTimeoutMs: number): Promise<void> {
+  // Prepared through the connection's statement cache (see cacheStatements): once per connection,
+  // not at every group. A PRAGMA that sets a value answers a row, hence `get`.
+  const noWait = conn.prepare('PRAGMA busy_timeout = 0') as SqliteStatement;
+  const restore = conn.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`) as SqliteStatement;
+  const begin = conn.prepare('BEGIN IMMEDIATE') as SqliteStatement;
+  const started = performance.now();
+  for (let wait = 1; ; wait = Math.min(wait * 2, 16)) {
+    noWait.get();
+    try {
+      begin.run();
+      return;
+    } catch (err) {
+      const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
+      if (!busy || performance.now() - started + wait > busyTimeoutMs) throw err;
+    } finally {
+      restore.get();
+    }
+    await sleep(wait);
+  }
+}

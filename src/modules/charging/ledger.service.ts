@@ -1,0 +1,55 @@
+import type { KeysetPage } from '../../db/keyset';
+import { Knex } from 'knex';
+import { InTransaction } from '../../db/knex';
+import { requireMsisdn } from '../../lib/msisdn';
+import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
+import { ChargingCaller } from './charging-outcome';
+import { ChargeRow, countCharges, findChargeById, listCharges } from './charging.store';
+
+/**
+ * Reads of subscribers' accounts and their ledger (ratings, refunds, adjustments), always in the
+ * caller's tenant. Every read runs on the caller's transaction when given one ({@link InTransaction}).
+ */
+export class LedgerService {
+  private readonly knex: Knex;
+
+  constructor(deps: { knex: Knex }) {
+    this.knex = deps.knex;
+  }
+
+  /**
+   * A subscriber of the tenant by MSISDN (with or without `+`).
+   * @throws BadUserInputError for a malformed MSISDN.
+   */
+  async subscriber(
+    caller: ChargingCaller,
+    msisdn: string,
+    opts: InTransaction = {},
+  ): Promise<Subscriber | undefined> {
+    return findSubscriber(opts.trx ?? this.knex, caller.tenantId, requireMsisdn(msisdn, 'msisdn'));
+  }
+
+  /**
+   * One page of a subscriber's ledger (list order newest first; see src/db/keyset.ts), in the
+   * caller's tenant; `msisdn` canonical. Reads `page.limit + 1` rows, the extra one saying that
+   * more follow (what `connectionFromRows` expects). Empty for an unknown subscriber.
+   */
+  chargePage(
+    caller: ChargingCaller,
+    msisdn: string,
+    page: KeysetPage<number>,
+    opts: InTransaction = {},
+  ): Promise<ChargeRow[]> {
+    return listCharges(opts.trx ?? this.knex, caller.tenantId, msisdn, page);
+  }
+
+  /** How many ledger entries a subscriber of the caller's tenant has (`msisdn` canonical). */
+  chargeCount(caller: ChargingCaller, msisdn: string, opts: InTransaction = {}): Promise<number> {
+    return countCharges(opts.trx ?? this.knex, caller.tenantId, msisdn);
+  }
+
+  /** A ledger entry of the caller's tenant by its row id, or undefined. */
+  charge(caller: ChargingCaller, id: number, opts: InTransaction = {}): Promise<ChargeRow | undefined> {
+    return findChargeById(opts.trx ?? this.knex, caller.tenantId, id);
+  }
+}
