@@ -207,8 +207,7 @@ export const DATASET_SCHEMA = {
 } as const;
 
 /**
- * The dataset format's JSON Schema as published in schema/dataset.schema.json (README "Dataset
- * format"): {@link DATASET_SCHEMA} with its draft named, 2-space JSON and a final newline.
+ * The dataset format's JSON Schema as published in schema/dataset.schema.json (docs/cli.md "Dataset files"): {@link DATASET_SCHEMA} with its draft named, 2-space JSON and a final newline.
  */
 export function printDatasetSchema(): string {
   return (

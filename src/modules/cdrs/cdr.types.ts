@@ -366,7 +366,7 @@ export class CdrType {
   })
   serviceId!: number;
   @Field(() => Int, {
-    description: 'Transaction type number (README "CDRs" tables, the published number).',
+    description: 'Transaction type number (docs/events.md "CDRs", the published number).',
     deprecationReason:
       'use `transaction` of the field group of its kind (charging, donation, group, recurringDonation, token)',
   })
