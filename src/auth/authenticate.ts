@@ -7,13 +7,22 @@ import { ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { Clock } from '../lib/clock';
 import { isDeadlineExceeded } from '../lib/request-scope';
 import { parseBasic } from './basic';
+import { parseBearer } from './bearer';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
 import { LoginFailureCount } from './login-failure.store';
 import { LoginThrottle, LoginThrottleLimits } from './login-throttle';
 import { hashPassword, verifyPassword } from './password';
 
-/** The outcome of reading a request's credentials. */
-export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missing' } | { status: 'invalid' };
+/**
+ * The outcome of reading a request's credentials. `bearer`: a captive-portal access token, not
+ * checked here (only /graphql accepts it, as a subscriber principal: src/graphql/credentials-plugin.ts);
+ * everywhere else it is no credential (REST answers it as a missing or malformed one: 401).
+ */
+export type AuthResult =
+  | { status: 'ok'; client: ApiClient }
+  | { status: 'missing' }
+  | { status: 'invalid' }
+  | { status: 'bearer'; token: string };
 
 /** AUTH_CLIENT_CACHE_MS default, held by the configuration. */
 export { DEFAULT_CLIENT_CACHE_MS };
@@ -92,7 +101,8 @@ export class Authenticator {
   }
 
   /**
-   * Reads `authorisation` (published spelling) or `authorization`. `address` is the client's IP
+   * Reads `authorisation` (published spelling) or `authorization`: Basic credentials, checked
+   * here, or a Bearer token, returned unchecked (see {@link AuthResult}). `address` is the client's IP
    * address (Koa's `ctx.ip`, which honours TRUST_PROXY), the second throttle key.
    * @throws ServiceUnavailableError when the client row or the throttle counters cannot be read or
    *   written (database down or slow).
@@ -103,7 +113,10 @@ export class Authenticator {
     address?: string,
   ): Promise<AuthResult> {
     const raw = headers['authorization'] ?? headers['authorisation'];
-    const creds = parseBasic(Array.isArray(raw) ? raw[0] : raw);
+    const header = Array.isArray(raw) ? raw[0] : raw;
+    const token = parseBearer(header);
+    if (token !== null) return { status: 'bearer', token };
+    const creds = parseBasic(header);
     if (creds === null) return { status: 'missing' };
     if (creds === 'invalid') return { status: 'invalid' };
     return this.database(() => this.check(creds.username, creds.password, address));

@@ -89,6 +89,8 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'CreateRecurringDonationPayload.userErrors': 210,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
+  /** purchasePlan's user error path (its type is named `PurchasePlanError`, not `…UserError`). */
+  'PurchasePlanError.field': 5,
 };
 
 /**
