@@ -83,7 +83,7 @@ export interface Config {
 }
 
 /**
- * The outbox relay (README "Events"). Without `amqpUrl` the outbox is still
+ * The outbox relay (docs/events.md "Events"). Without `amqpUrl` the outbox is still
  * written and readable, and nothing is published.
  */
 export interface EventsConfig {
@@ -97,7 +97,7 @@ export interface EventsConfig {
   pollIntervalMs: number;
 }
 
-/** The plan-renewal consumer (AMQP_RENEWAL_* variables; README "Plan-renewal events"); it runs when `events.amqpUrl` is set. */
+/** The plan-renewal consumer (AMQP_RENEWAL_* variables; docs/events.md "Plan-renewal events"); it runs when `events.amqpUrl` is set. */
 export interface RenewalsConfig {
   /** The durable plan-renewal queue (`AMQP_RENEWAL_QUEUE`, default `subscriber-gateway.plan-renewals`), bound to `events.exchange`; its dead-letter queue is `<queue>.dead`. */
   queue: string;

@@ -117,51 +117,20 @@ export class OAuthRequestError extends BadUserInputError {
 }
 
 /**
- * A database statement that did not finish in time: the request's deadline had passed before it
- * was sent, or it ran past its statement bound (its connection was then dropped, so the server
- * rolled back the open transaction). `commit` is true when the statement was a COMMIT, whose
- * outcome is therefore unknown. Classified as a `timeout` by `databaseFailureOf`; on `/graphql`
- * a deadline stop answers `TIMEOUT` (HTTP 504) like any operation past GRAPHQL_TIMEOUT_MS.
+ * A database statement that ran past its own bound, DB_STATEMENT_TIMEOUT_MS (not the request's
+ * deadline: that is a DeadlineExceededError, src/lib/request-scope.ts); its connection was
+ * dropped, so the server rolled back the open transaction. `commit` is true when the statement
+ * was a COMMIT, whose outcome is therefore unknown. Classified as a `timeout` by
+ * `databaseFailureOf` (REST 503 with `retry-after`, GraphQL SERVICE_UNAVAILABLE).
  */
 export class DatabaseTimeoutError extends Error {
   override name = 'DatabaseTimeoutError';
   constructor(
     message: string,
     readonly commit = false,
-    /** True when the request's own deadline (not the statement bound) stopped the statement. */
-    readonly deadline = false,
   ) {
     super(message);
   }
-}
-
-/** The request's deadline passed while it waited for a database connection (or its transaction group). */
-export function connectionWaitPastDeadline(): DatabaseTimeoutError {
-  return new DatabaseTimeoutError(
-    'request deadline passed while waiting for a database connection',
-    false,
-    true,
-  );
-}
-
-/**
- * The request's deadline passed after its transaction group (SQLite group commit,
- * src/db/group-commit.ts) had begun its transaction and before the group's COMMIT answered: its
- * writes may be committed, so the outcome is unknown (`commit` true, as for a COMMIT past its
- * bound), and a retry with the same operationId or idempotency key answers it.
- */
-export function commitPastDeadline(): DatabaseTimeoutError {
-  return new DatabaseTimeoutError(
-    'request deadline passed while its transaction group committed; the outcome is unknown',
-    true,
-    true,
-  );
-}
-
-/** True when `err` (or what it wraps) is a statement stopped by its request's deadline. */
-export function isDeadlineStop(err: unknown): boolean {
-  for (const e of errorChain(err)) if (e instanceof DatabaseTimeoutError) return e.deadline;
-  return false;
 }
 
 /**

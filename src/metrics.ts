@@ -13,7 +13,7 @@ import { Services } from './services';
  * The gateway's Prometheus metrics, all in one Registry served at `/metrics`.
  * Business outcomes are counted where they are decided (the services, see
  * {@link instrumentServices}), so REST rows and GraphQL operations both count; transport facts
- * (duration, shedding, SQS answers) in the HTTP layer. The README's "Operations" section lists
+ * (duration, shedding, SQS answers) in the HTTP layer. docs/operations.md "Metrics" lists
  * them with example PromQL.
  */
 export interface GatewayMetrics {

@@ -7,6 +7,7 @@ import { ChargingService } from './modules/charging/charging.service';
 import { EventFeed } from './modules/events/event-feed';
 import { IdempotencyService } from './modules/idempotency/idempotency.service';
 import { LocationService } from './modules/locations/location.service';
+import { PortalService } from './modules/portal/portal.service';
 import { SharingService } from './modules/sharing/sharing.service';
 import { TokenService } from './modules/tokens/token.service';
 
@@ -20,12 +21,15 @@ export interface Services {
   cdrs: CdrService;
   /** The outbox feed of the GraphQL subscriptions (polls only while a subscription is open). */
   events: EventFeed;
+  /** The captive portal: subscriber tokens as credentials, offers and purchases (docs/portal.md). */
+  portal: PortalService;
 }
 
 /** Wires the services to a database, the configuration and a clock. */
 export function createServices(db: Knex, config: Config, clock: Clock, logger: Logger): Services {
+  const tokens = new TokenService(db, clock, config.tokenTtlSeconds, logger);
   return {
-    tokens: new TokenService(db, clock, config.tokenTtlSeconds),
+    tokens,
     locations: new LocationService(db),
     charging: new ChargingService(db, clock, config.ratingTimeoutMs, logger),
     sharing: new SharingService(
@@ -37,5 +41,8 @@ export function createServices(db: Knex, config: Config, clock: Clock, logger: L
     ),
     cdrs: new CdrService(db),
     events: new EventFeed(db, config.subscriptionPollMs, logger),
+    portal: new PortalService(db, clock, tokens, new IdempotencyService(db, clock, logger), {
+      maxPlansPerSubscriber: config.maxPlansPerSubscriber,
+    }),
   };
 }

@@ -3,16 +3,26 @@ import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_CLIENT_CACHE_MS } from '../config/defaults';
 import { databaseFailureOf } from '../db/knex';
-import { ServiceUnavailableError, TooManyRequestsError, isDeadlineStop } from '../errors';
+import { ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { Clock } from '../lib/clock';
+import { isDeadlineExceeded } from '../lib/request-scope';
 import { parseBasic } from './basic';
+import { parseBearer } from './bearer';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
 import { LoginFailureCount } from './login-failure.store';
 import { LoginThrottle, LoginThrottleLimits } from './login-throttle';
 import { hashPassword, verifyPassword } from './password';
 
-/** The outcome of reading a request's credentials. */
-export type AuthResult = { status: 'ok'; client: ApiClient } | { status: 'missing' } | { status: 'invalid' };
+/**
+ * The outcome of reading a request's credentials. `bearer`: a captive-portal access token, not
+ * checked here (only /graphql accepts it, as a subscriber principal: src/graphql/credentials-plugin.ts);
+ * everywhere else it is no credential (REST answers it as a missing or malformed one: 401).
+ */
+export type AuthResult =
+  | { status: 'ok'; client: ApiClient }
+  | { status: 'missing' }
+  | { status: 'invalid' }
+  | { status: 'bearer'; token: string };
 
 /** AUTH_CLIENT_CACHE_MS default, held by the configuration. */
 export { DEFAULT_CLIENT_CACHE_MS };
@@ -35,8 +45,8 @@ interface ClientRead {
  * counters of the username and the address) is read from the database at most once per
  * `clientCacheMs` (AUTH_CLIENT_CACHE_MS, default 1 s; 0 reads it on every request) per username
  * and address, on each instance: disabling a client, changing its password or permissions, or
- * a lockout counted by another instance takes effect on every instance within that bound
- * (issue 16). A failed or throttled attempt on this instance drops the cached reads of its
+ * a lockout counted by another instance takes effect on every instance within that bound.
+ * A failed or throttled attempt on this instance drops the cached reads of its
  * username and address at once, so a lockout counted here applies to the next request. Concurrent
  * checks of the same credentials share one scrypt computation (a burst right after a restart
  * costs one verification per credential, not one per request).
@@ -91,7 +101,8 @@ export class Authenticator {
   }
 
   /**
-   * Reads `authorisation` (published spelling) or `authorization`. `address` is the client's IP
+   * Reads `authorisation` (published spelling) or `authorization`: Basic credentials, checked
+   * here, or a Bearer token, returned unchecked (see {@link AuthResult}). `address` is the client's IP
    * address (Koa's `ctx.ip`, which honours TRUST_PROXY), the second throttle key.
    * @throws ServiceUnavailableError when the client row or the throttle counters cannot be read or
    *   written (database down or slow).
@@ -102,7 +113,10 @@ export class Authenticator {
     address?: string,
   ): Promise<AuthResult> {
     const raw = headers['authorization'] ?? headers['authorisation'];
-    const creds = parseBasic(Array.isArray(raw) ? raw[0] : raw);
+    const header = Array.isArray(raw) ? raw[0] : raw;
+    const token = parseBearer(header);
+    if (token !== null) return { status: 'bearer', token };
+    const creds = parseBasic(header);
     if (creds === null) return { status: 'missing' };
     if (creds === 'invalid') return { status: 'invalid' };
     return this.database(() => this.check(creds.username, creds.password, address));
@@ -162,7 +176,7 @@ export class Authenticator {
     } catch (err) {
       if (err instanceof TooManyRequestsError) this.onThrottled?.();
       const failure = databaseFailureOf(err);
-      if (failure) throw new ServiceUnavailableError(isDeadlineStop(err) ? 'deadline' : failure);
+      if (failure) throw new ServiceUnavailableError(isDeadlineExceeded(err) ? 'deadline' : failure);
       throw err;
     }
   }

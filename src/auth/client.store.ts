@@ -78,7 +78,7 @@ export async function findClientByUsername(db: Knex, username: string): Promise<
  * failed-login counters of `failureKeys` that exist (one round trip on the authentication hot
  * path, a prepared statement on both dialects, see {@link preparedRows}; `db` may be a
  * transaction). `failures` is empty when the client does not exist.
- * @throws the driver's error or DatabaseTimeoutError (see src/db/knex.ts).
+ * @throws the driver's error, DatabaseTimeoutError or DeadlineExceededError (see src/db/bound-client.ts).
  */
 export async function findClientWithLoginFailures(
   db: Knex,

@@ -2,7 +2,7 @@
  * The configuration's own defaults and the shapes they fill: the bottom layer, importing nothing
  * of the gateway, so that loading the configuration loads neither knex nor GraphQL. The modules
  * that apply a setting (src/db, src/graphql/limits.ts, src/auth/authenticate.ts) take their
- * defaults from here (src/auth/login-throttle.ts too). The README's configuration table lists the variables (docs/contract.md §8).
+ * defaults from here (src/auth/login-throttle.ts too). docs/operations.md "Configuration" lists the variables (docs/contract.md §8).
  */
 
 /**

@@ -36,7 +36,19 @@ export const DATASET_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['name'],
-        properties: { name: tenantName },
+        properties: {
+          name: tenantName,
+          // The captive portal's branding (docs/portal.md); absent fields take the defaults.
+          portal: {
+            type: ['object', 'null'],
+            additionalProperties: false,
+            properties: {
+              displayName: { ...entityName, maxLength: 128 },
+              primaryColor: { type: 'string', pattern: '^#[0-9a-fA-F]{6}$' },
+              logoUrl: { type: 'string', maxLength: 1024, pattern: '^(https://|/)[^\\s"\'<>]+$' },
+            },
+          },
+        },
       },
     },
     clients: {
@@ -112,6 +124,8 @@ export const DATASET_SCHEMA = {
           recurring: { type: 'boolean' },
           shareQuotaType: { enum: ['amount', 'share'] },
           maxRecipients: { type: 'integer', minimum: 1, maximum: 1000 },
+          // The captive-portal price in the subscriber's currency; absent: not on offer.
+          price: { type: 'string', pattern: MONEY_PATTERN },
         },
       },
     },
@@ -193,8 +207,7 @@ export const DATASET_SCHEMA = {
 } as const;
 
 /**
- * The dataset format's JSON Schema as published in schema/dataset.schema.json (README "Dataset
- * format"): {@link DATASET_SCHEMA} with its draft named, 2-space JSON and a final newline.
+ * The dataset format's JSON Schema as published in schema/dataset.schema.json (docs/cli.md "Dataset files"): {@link DATASET_SCHEMA} with its draft named, 2-space JSON and a final newline.
  */
 export function printDatasetSchema(): string {
   return (
@@ -214,7 +227,11 @@ export function printDatasetSchema(): string {
 
 /** A dataset document after validation. */
 export interface Dataset {
-  tenants?: { name: string }[];
+  tenants?: {
+    name: string;
+    /** Portal branding; absent leaves the stored branding, null resets it to the defaults. */
+    portal?: { displayName?: string; primaryColor?: string; logoUrl?: string } | null;
+  }[];
   clients?: {
     tenant: string;
     username: string;
@@ -250,6 +267,7 @@ export interface Dataset {
     recurring: boolean;
     shareQuotaType: 'amount' | 'share';
     maxRecipients?: number;
+    price?: string;
   }[];
   subscriberPlans?: {
     tenant: string;

@@ -210,7 +210,7 @@ function demoSubscribers(): Rows<'subscribers'> {
 }
 
 /**
- * The demo family (README "Quota sharing"): owner 353871234567 holds plan 456 ("Family Data 6GB",
+ * The demo family (docs/quota-sharing.md): owner 353871234567 holds plan 456 ("Family Data 6GB",
  * 6 GB a period, shareable by share, recurring); the group "Family" gives each child 25 %
  * (2500000), and a recurring donation shares it again at every renewal.
  */

@@ -9,6 +9,7 @@ import { upsertInfoType, upsertLocationTree } from '../modules/locations/locatio
 import { findInfoType, findLocation } from '../modules/locations/location.store';
 import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
 import { PlanService, SubscriberPlanField } from '../modules/sharing/plan.service';
+import { setTenantPortal } from '../modules/portal/portal.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
 import { BadUserInputError } from '../errors';
 import { SubscriberService } from '../modules/subscribers/subscriber.service';
@@ -187,11 +188,21 @@ function outcome(created: boolean, changed: boolean): Outcome {
   return created ? 'created' : changed ? 'updated' : 'unchanged';
 }
 
-/** Tenants by name: created or unchanged (a tenant has nothing else to update). */
+/**
+ * Tenants by name, with their portal branding when the row has `portal` (absent: the stored
+ * branding stays; null or absent fields: the defaults, docs/portal.md).
+ */
 async function importTenants(run: ImportRun, rows: Rows<'tenants'>): Promise<void> {
   for (const t of rows) {
-    const { created } = await upsertTenant(run.trx, t.name, run.now);
-    run.summary.tenants[outcome(created, false)]++;
+    const { tenant, created } = await upsertTenant(run.trx, t.name, run.now);
+    const branded =
+      t.portal !== undefined &&
+      (await setTenantPortal(run.trx, tenant.id, {
+        displayName: t.portal?.displayName ?? null,
+        primaryColor: t.portal?.primaryColor ?? null,
+        logoUrl: t.portal?.logoUrl ?? null,
+      }));
+    run.summary.tenants[outcome(created, branded)]++;
   }
 }
 

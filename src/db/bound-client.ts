@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbLimits } from '../config/defaults';
-import { DatabaseTimeoutError, connectionWaitPastDeadline } from '../errors';
-import { beforeDeadline, remainingMs } from '../lib/request-scope';
+import { DatabaseTimeoutError } from '../errors';
+import { DeadlineExceededError, beforeDeadline, remainingMs } from '../lib/request-scope';
 import type { Dialect } from './dialect';
 import { executePrepared, wantsPrepared } from './mysql';
 import { beginImmediateOnRequest } from './sqlite';
@@ -50,9 +50,9 @@ export type ClientClass = new (config: Knex.Config) => Knex.Client;
  * The dialect's knex client class with every statement sent during a request bounded (see
  * `DbLimits.statementTimeoutMs`): once the request's deadline has passed no statement is
  * sent (ROLLBACK always is), and on MySQL a statement still running at min(statement timeout,
- * time left) destroys its connection and fails with DatabaseTimeoutError (`commit` true when it
- * was a COMMIT, whose outcome is then unknown; `deadline` true when the request's deadline, not
- * the statement bound, stopped it). better-sqlite3 runs synchronously: only the deadline check
+ * time left) destroys its connection and fails: with DeadlineExceededError (`statement`, or
+ * `commit` with `outcomeUnknown` for a COMMIT) when the request's deadline set that bound, else
+ * with DatabaseTimeoutError (`commit` true for a COMMIT, whose outcome is then unknown). better-sqlite3 runs synchronously: only the deadline check
  * and `busy_timeout` apply there. Statements outside a request (start-up, CLI) are not bounded.
  * The wait for a pooled connection is bounded by the request's deadline too
  * ({@link boundAcquire}); on SQLite, transactions may begin IMMEDIATE (`SQLITE_IMMEDIATE`).
@@ -95,7 +95,7 @@ function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect,
  * MySQL refused on a connection this bound dropped, else run within {@link runWithin} of
  * min(statement timeout, time left; COMMIT_GRACE_MS more for a COMMIT; a ROLLBACK gets the
  * statement timeout).
- * @throws DatabaseTimeoutError (deadline) when the deadline had passed before it was sent.
+ * @throws DeadlineExceededError (`statement`) when the deadline had passed before it was sent.
  */
 function boundStatement(
   connection: unknown,
@@ -111,12 +111,14 @@ function boundStatement(
   const commit = /^\s*commit/i.test(sql);
   if (left <= 0 && !rollback)
     return Promise.reject(
-      new DatabaseTimeoutError('request deadline passed before the statement was sent', false, true),
+      new DeadlineExceededError('statement', {
+        message: 'request deadline passed before the statement was sent',
+      }),
     );
   if (dialect === 'sqlite') return run();
   // A connection this bound dropped takes no further statement (its ROLLBACK would wait on a
   // dead socket); the server already rolled its transaction back when it went away.
-  const dropped = (connection as { [DROPPED]?: DatabaseTimeoutError })[DROPPED];
+  const dropped = (connection as { [DROPPED]?: Error })[DROPPED];
   if (dropped) return Promise.reject(dropped);
   const bound = rollback ? limits.statementTimeoutMs : left + (commit ? COMMIT_GRACE_MS : 0);
   const budget = Math.min(limits.statementTimeoutMs, bound);
@@ -127,8 +129,7 @@ function boundStatement(
  * Runs `run` on `connection` for at most `budget` ms. Past it the connection is destroyed (not
  * `KILL QUERY`: see the note at the top of this file), which makes the server roll back its open
  * transaction, marked {@link DROPPED} so that no later statement is sent on it, and the promise
- * rejects with DatabaseTimeoutError (`commit`: the statement was a COMMIT, its outcome unknown;
- * `deadline`: the request's deadline, not the statement bound, set `budget`).
+ * rejects with {@link stoppedStatement}'s error.
  */
 function runWithin(
   connection: unknown,
@@ -149,12 +150,8 @@ function runWithin(
       () =>
         settle(() => {
           // The server rolls back the connection's open transaction when it goes away.
-          const timeout = new DatabaseTimeoutError(
-            `statement exceeded ${Math.round(budget)} ms`,
-            commit,
-            deadline,
-          );
-          (connection as { [DROPPED]?: DatabaseTimeoutError })[DROPPED] = timeout;
+          const timeout = stoppedStatement(`statement exceeded ${Math.round(budget)} ms`, commit, deadline);
+          (connection as { [DROPPED]?: Error })[DROPPED] = timeout;
           (connection as { destroy(): void }).destroy();
           reject(timeout);
         }),
@@ -168,9 +165,28 @@ function runWithin(
 }
 
 /**
+ * The error of a statement stopped at its bound: DeadlineExceededError when the request's
+ * deadline set the bound (`commit` with `outcomeUnknown` for a COMMIT, else `statement`),
+ * DatabaseTimeoutError when DB_STATEMENT_TIMEOUT_MS did (`commit` true for a COMMIT).
+ */
+function stoppedStatement(message: string, commit: boolean, deadline: boolean): Error {
+  if (!deadline) return new DatabaseTimeoutError(message, commit);
+  return commit
+    ? new DeadlineExceededError('commit', { message, outcomeUnknown: true })
+    : new DeadlineExceededError('statement', { message });
+}
+
+/** The request's deadline passed while it waited for a database connection (or its transaction group). */
+function connectionWaitPastDeadline(): DeadlineExceededError {
+  return new DeadlineExceededError('connection', {
+    message: 'request deadline passed while waiting for a database connection',
+  });
+}
+
+/**
  * Bounds the wait for a pooled connection by the request's deadline too, not only by
  * DB_ACQUIRE_TIMEOUT_MS: a request whose deadline passes while it waits fails with
- * DatabaseTimeoutError (deadline) at once, and a connection that arrives later goes back to the
+ * DeadlineExceededError (`connection`) at once, and a connection that arrives later goes back to the
  * pool unused. Why a patch of `acquireConnection`: knex's pool wait has one fixed
  * `acquireTimeoutMillis` for the whole instance (tarn), with no per-call bound and no way to
  * withdraw one waiting acquire; this is the one method every query and transaction (and

@@ -1,4 +1,8 @@
 import { DatabaseTimeoutError, errorChain } from '../errors';
+import { DeadlineExceededError } from '../lib/request-scope';
+
+/** Where the request's deadline stops a database wait (see DeadlineExceededError). */
+const DATABASE_WAITS = new Set(['connection', 'statement', 'commit']);
 
 /** How a database failure shows to clients (docs/contract.md §8 "When things fail"). */
 export type DatabaseFailure = 'unreachable' | 'timeout';
@@ -43,6 +47,7 @@ const TIMEOUT_ERRNOS = new Set([1205, 1317, 1969, 3024]);
  */
 export function databaseFailureOf(err: unknown): DatabaseFailure | undefined {
   for (const e of errorChain(err)) {
+    if (e instanceof DeadlineExceededError && DATABASE_WAITS.has(e.where)) return 'timeout';
     const x = e as { code?: string; errno?: unknown; name?: string; fatal?: boolean; message?: string };
     if (x instanceof DatabaseTimeoutError || x.name === 'KnexTimeoutError') return 'timeout';
     // MariaDB's max_statement_time error (1969) has no name in mysql2; 3024 is MySQL's, 1317 a

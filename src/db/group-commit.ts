@@ -1,7 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import { connectionWaitPastDeadline, commitPastDeadline } from '../errors';
-import { beforeDeadline, runOutsideRequestScope } from '../lib/request-scope';
+import { DeadlineExceededError, beforeDeadline, runOutsideRequestScope } from '../lib/request-scope';
 import { databaseEvents } from './events';
 
 /** Most transactions one COMMIT takes (the rest wait for the next group). */
@@ -61,9 +60,9 @@ export class GroupRolledBackError extends Error {
  * - Reads outside a transaction never see a group's writes before its COMMIT (they wait for the
  *   connection as they wait for any transaction).
  * - Each member's statements run in its caller's async context, so its request's deadline bounds
- *   them; its wait for the group is bounded by that deadline too (`DatabaseTimeoutError`,
- *   deadline): a member abandoned before the group began it is not run; one whose deadline
- *   passes after that hears that the outcome is unknown (`commit` true).
+ *   them; its wait for the group is bounded by that deadline too (DeadlineExceededError): a
+ *   member abandoned before the group began it is not run (`connection`); one whose deadline
+ *   passes after that hears that the outcome is unknown (`commit`, `outcomeUnknown`).
  * - A group takes at most {@link GROUP_COMMIT_MAX_TRANSACTIONS}; the rest form the next one.
  *
  * MySQL/MariaDB commit each transaction on its own pooled connection and are not grouped here.
@@ -86,9 +85,10 @@ export class SqliteGroupCommit {
    * Runs `scope` as one write transaction in the next group and resolves with its result once
    * the group's COMMIT succeeded.
    * @throws `scope`'s own error (its writes rolled back); the COMMIT's or BEGIN's error, or
-   *   GroupRolledBackError (nothing written); DatabaseTimeoutError (deadline) when the request's
-   *   deadline passes before the group runs it (it is then not run), or with `commit` true when it
-   *   passes after the group began it and before the group's COMMIT answered (outcome unknown).
+   *   GroupRolledBackError (nothing written); DeadlineExceededError (`connection`) when the
+   *   request's deadline passes before the group runs it (it is then not run), or (`commit`,
+   *   `outcomeUnknown`) when it passes after the group began it and before the group's COMMIT
+   *   answered.
    */
   run<T>(scope: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     let member: Member | undefined;
@@ -106,7 +106,7 @@ export class SqliteGroupCommit {
         }),
       // Not begun: it never will be. Begun: its writes may be committed by the group, so the
       // outcome is unknown (a retry with the same operationId or idempotency key answers it).
-      () => (member!.state === 'waiting' ? connectionWaitPastDeadline() : commitPastDeadline()),
+      () => (member!.state === 'waiting' ? notBegun() : commitPastDeadline()),
       () => {
         if (member!.state === 'waiting') member!.state = 'abandoned';
       },
@@ -201,4 +201,24 @@ export function groupCommitOf(db: Knex): SqliteGroupCommit | undefined {
  */
 export function groupsCommits(db: Knex): boolean {
   return groupCommits.has(db);
+}
+
+/** The request's deadline passed while its transaction waited for its group: it is not run. */
+function notBegun(): DeadlineExceededError {
+  return new DeadlineExceededError('connection', {
+    message: 'request deadline passed while waiting for a database connection',
+  });
+}
+
+/**
+ * The request's deadline passed after its transaction group had begun its transaction and
+ * before the group's COMMIT answered: its writes may be committed, so the outcome is unknown
+ * (as for a COMMIT past its bound), and a retry with the same operationId or idempotency key
+ * answers it.
+ */
+function commitPastDeadline(): DeadlineExceededError {
+  return new DeadlineExceededError('commit', {
+    message: 'request deadline passed while its transaction group committed; the outcome is unknown',
+    outcomeUnknown: true,
+  });
 }

@@ -12,6 +12,7 @@ import * as renewalEvents from '../../migrations/20261124000300_renewal_events';
 import * as cdrs from '../../migrations/20261124000400_cdrs';
 import * as demoPasswordCheck from '../../migrations/20261124000500_demo_password_check';
 import * as donationKeyset from '../../migrations/20261126000100_donation_keyset';
+import * as portal from '../../migrations/20261126000200_portal';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -32,6 +33,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124000400_cdrs', cdrs],
   ['20261124000500_demo_password_check', demoPasswordCheck],
   ['20261126000100_donation_keyset', donationKeyset],
+  ['20261126000200_portal', portal],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

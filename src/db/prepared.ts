@@ -12,7 +12,8 @@ import { PREPARED } from './mysql';
  * out through mysql2 `execute`, whose per-connection cache prepares it once per connection.
  * The statement still runs through the knex client's bounded `_query` (see `boundClient` in
  * `./bound-client.ts`), so the request deadline and DB_STATEMENT_TIMEOUT_MS bound it, a MySQL connection
- * past its bound is destroyed and the failure is a DatabaseTimeoutError; on a transaction (`db`
+ * past its bound is destroyed and the failure is a DatabaseTimeoutError (DB_STATEMENT_TIMEOUT_MS) or
+ * a DeadlineExceededError (the request's deadline); on a transaction (`db`
  * a `Knex.Transaction`) it runs on the transaction's connection, and a completed transaction
  * refuses it as knex does.
  *

@@ -1,6 +1,7 @@
 import { AuthResult } from '../auth/authenticate';
 import { ApiClient } from '../auth/client.store';
-import { UnauthenticatedError } from '../errors';
+import type { SubscriberPrincipal } from '../auth/subscriber';
+import { ForbiddenError, UnauthenticatedError } from '../errors';
 import { Logger } from '../logger';
 import { Services } from '../services';
 import type { ExecutionBudget } from './limits';
@@ -16,6 +17,11 @@ export interface GatewayContext {
   auth: AuthResult;
   /** The authenticated API client, or null. */
   client: ApiClient | null;
+  /**
+   * The subscriber a valid captive-portal token (`authorization: Bearer`) authenticated on
+   * /graphql (set by src/graphql/credentials-plugin.ts); absent otherwise. Never with `client`.
+   */
+  subscriber?: SubscriberPrincipal;
   /** Value of the `tenant` header, when sent. */
   tenantHeader: string | undefined;
   /** Absolute base URL for emitted links: PUBLIC_BASE_URL, else the request's origin. */
@@ -55,6 +61,7 @@ export function callerOf(ctx: GatewayContext): {
   /** The client's username: the actor CDRs name (CONTRACT §8). */
   actor: string;
 } {
+  if (ctx.subscriber) throw subscriberForbidden();
   if (!ctx.client) throw new UnauthenticatedError('authentication required');
   return {
     clientId: ctx.client.id,
@@ -62,4 +69,19 @@ export function callerOf(ctx: GatewayContext): {
     tenantName: ctx.client.tenantName,
     actor: ctx.client.username,
   };
+}
+
+/** The refusal of every non-portal field to a subscriber principal. */
+export function subscriberForbidden(): ForbiddenError {
+  return new ForbiddenError('a subscriber token may run only the portal operations (me, purchasePlan)');
+}
+
+/**
+ * The subscriber principal of a portal field (docs/portal.md).
+ * @throws ForbiddenError for API-client credentials; UnauthenticatedError without credentials.
+ */
+export function subscriberOf(ctx: GatewayContext): SubscriberPrincipal {
+  if (ctx.subscriber) return ctx.subscriber;
+  if (ctx.client) throw new ForbiddenError('this field needs a subscriber token (authorization: Bearer)');
+  throw new UnauthenticatedError('authentication required');
 }

@@ -1,16 +1,29 @@
 import { ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { DocumentNode, GraphQLError, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import { PORTAL_ROOT_FIELDS } from '../auth/subscriber';
 import { assertTenantHeader } from '../auth/tenant';
 import { ForbiddenError } from '../errors';
-import { GatewayContext } from './context';
+import { GatewayContext, subscriberForbidden } from './context';
 
 /** `www-authenticate` challenge sent with every 401 (docs/contract.md §2). */
 export const BASIC_CHALLENGE = 'Basic realm="subscriber-gateway"';
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 
+/** `www-authenticate` challenge of a refused subscriber token (RFC 6750 §3). */
+export const BEARER_CHALLENGE = 'Bearer realm="subscriber-gateway", error="invalid_token"';
+
 /** True when every top-level field of the operation is schema introspection. */
 export function isIntrospectionOnly(document: DocumentNode, op: OperationDefinitionNode): boolean {
+  return op.operation === 'query' && onlyRootFields(document, op, INTROSPECTION_FIELDS);
+}
+
+/** True when every top-level field of the operation (through fragments) is one of `allowed`. */
+function onlyRootFields(
+  document: DocumentNode,
+  op: OperationDefinitionNode,
+  allowed: ReadonlySet<string>,
+): boolean {
   const fragments = new Map(
     document.definitions.flatMap((d) =>
       d.kind === 'FragmentDefinition' ? [[d.name.value, d.selectionSet] as const] : [],
@@ -19,14 +32,14 @@ export function isIntrospectionOnly(document: DocumentNode, op: OperationDefinit
   const seen = new Set<string>();
   const check = (set: SelectionSetNode): boolean =>
     set.selections.every((s) => {
-      if (s.kind === 'Field') return INTROSPECTION_FIELDS.has(s.name.value);
+      if (s.kind === 'Field') return allowed.has(s.name.value);
       if (s.kind === 'InlineFragment') return check(s.selectionSet);
       if (seen.has(s.name.value)) return true;
       seen.add(s.name.value);
       const f = fragments.get(s.name.value);
       return f ? check(f) : false;
     });
-  return op.operation === 'query' && check(op.selectionSet);
+  return check(op.selectionSet);
 }
 
 function httpError(
@@ -41,8 +54,11 @@ function httpError(
 }
 
 /**
- * Credentials and tenant rule for `/graphql` (docs/contract.md §2): every operation needs valid Basic
- * credentials (401 with `www-authenticate` otherwise), except pure schema introspection
+ * Credentials and tenant rule for `/graphql` (docs/contract.md §2): every operation needs valid
+ * Basic credentials (401 with `www-authenticate` otherwise) or an active captive-portal token
+ * (`authorization: Bearer`, docs/portal.md: 401 UNAUTHENTICATED when unknown, revoked or expired;
+ * 403 FORBIDDEN for an operation selecting anything but the portal's root fields), except pure
+ * schema introspection
  * without credentials while the sandbox is enabled; a `tenant` header, when sent, must name
  * the client's tenant (403; the rule itself is src/auth/tenant.ts, shared with the REST rows and
  * graphql-ws connections).
@@ -53,6 +69,21 @@ export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<G
       return {
         async didResolveOperation({ contextValue, operation, document }) {
           const { auth } = contextValue;
+          if (auth.status === 'bearer') {
+            // A subscriber token (docs/portal.md): only an active one, and only the portal's fields.
+            const principal = await contextValue.services.portal.principal(auth.token);
+            if (!principal)
+              throw httpError('the access token is unknown, revoked or expired', 'UNAUTHENTICATED', 401, [
+                ['www-authenticate', BEARER_CHALLENGE],
+              ]);
+            contextValue.subscriber = principal;
+            if (
+              operation?.operation === 'subscription' ||
+              !onlyRootFields(document, operation!, PORTAL_ROOT_FIELDS)
+            )
+              throw httpError(subscriberForbidden().message, 'FORBIDDEN', 403);
+            return;
+          }
           if (auth.status !== 'ok') {
             if (
               auth.status === 'missing' &&

@@ -1,12 +1,16 @@
 import { GraphQLFormattedError } from 'graphql';
 import { databaseFailureOf } from '../db/knex';
 import { ServiceUnavailableError, domainErrorOf } from '../errors';
+import { deadlineExceededOf } from '../lib/request-scope';
 import { Logger } from '../logger';
+import { TIMEOUT_CODE } from './limits';
 
 /**
  * Apollo `formatError` (docs/contract.md §7): domain errors keep their message and `extensions`
  * (code and facts); GraphQL's own request errors (parse, validation, variable coercion) pass
  * through; a database that is down, slow or locked is `SERVICE_UNAVAILABLE` (docs/contract.md §8);
+ * a field stopped by the request's deadline (DeadlineExceededError at a GraphQL checkpoint) is
+ * `TIMEOUT` (on `/graphql` the limits plugin then makes the whole response one such error);
  * anything unexpected is logged and masked as `internal error`. No stack trace is ever returned,
  * nor the `http` extension Apollo reads the status from.
  */
@@ -22,6 +26,14 @@ export function makeFormatError(logger: Logger) {
       const { http: _http, ...extensions } = domain.extensions;
       return { ...formatted, message: domain.message, extensions };
     }
+    const deadline = deadlineExceededOf(error);
+    if (deadline)
+      return {
+        message: deadline.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: TIMEOUT_CODE },
+      };
     const code = formatted.extensions?.code;
     if (!code || code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: error }, 'unexpected GraphQL error');

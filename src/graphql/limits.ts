@@ -10,12 +10,14 @@ import {
   isObjectType,
 } from 'graphql';
 import { ComplexityEstimatorArgs, getComplexity } from 'graphql-query-complexity';
-import { FieldError, isDeadlineStop } from '../errors';
+import { FieldError } from '../errors';
+import { DeadlineExceededError, isDeadlineExceeded, remainingMs } from '../lib/request-scope';
 import type { GatewayContext } from './context';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './relay';
 
 /**
- * GraphQL limits (CONTRACT §7, issue 10 "GraphQL limits"), all in one place:
+ * GraphQL limits (docs/contract.md §7), all in one place: every operation sent to `/graphql` is
+ * priced and bounded before it runs, stopped at its deadline, and made to yield while it runs.
  *
  * - **Cost.** Every operation sent to `/graphql` gets a cost before it runs
  *   ({@link operationCost}): a field costs 1 plus its selection; a list field costs 1 plus its
@@ -25,9 +27,12 @@ import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from './relay';
  *   before execution with `QUERY_TOO_COMPLEX` (HTTP 400).
  * - **Page sizes.** Every `first` argument is 1-{@link MAX_PAGE_SIZE}; another value is refused
  *   before execution with `BAD_USER_INPUT` (HTTP 400) naming the field.
- * - **Deadline.** An operation still running `GRAPHQL_TIMEOUT_MS` after the request arrived
- *   stops at its next {@link checkpoint} and answers one error with `extensions.code` `TIMEOUT`
- *   (HTTP 504) and `data: null`; the location loaders issue no further query.
+ * - **Deadline.** The request's one deadline (the request scope, src/lib/request-scope.ts; on
+ *   `/graphql` GRAPHQL_TIMEOUT_MS after the request arrived, set by src/http/deadline.ts): an
+ *   operation still running then stops at its next {@link checkpoint} (DeadlineExceededError
+ *   `graphql`), its database statements stop too, and the response is one error with
+ *   `extensions.code` `TIMEOUT` (HTTP 504) and `data: null`; the location loaders issue no
+ *   further query.
  * - **Yielding.** Resolvers of long lists call {@link checkpoint} and build long lists with
  *   {@link yieldingList}, so a heavy operation hands the event loop back every few
  *   milliseconds and probes stay fast while it runs.
@@ -84,6 +89,8 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'CreateRecurringDonationPayload.userErrors': 210,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
+  /** purchasePlan's user error path (its type is named `PurchasePlanError`, not `…UserError`). */
+  'PurchasePlanError.field': 5,
 };
 
 /**
@@ -235,41 +242,45 @@ function tooComplex(message: string, facts: Record<string, unknown> = {}): Graph
 /** The code a GraphQL operation past its deadline answers (HTTP 504). */
 export const TIMEOUT_CODE = 'TIMEOUT';
 
-/** Raised at a {@link checkpoint} once the request's deadline has passed. */
-export class DeadlineExceededError extends GraphQLError {
-  constructor(timeoutMs: number) {
-    super(`operation exceeded GRAPHQL_TIMEOUT_MS (${timeoutMs} ms)`, {
-      extensions: { code: TIMEOUT_CODE, http: { status: 504 } },
-    });
-  }
+/** The message of the `TIMEOUT` error: the budget that ran out, GRAPHQL_TIMEOUT_MS in ms. */
+function timeoutMessage(timeoutMs: number): string {
+  return `operation exceeded GRAPHQL_TIMEOUT_MS (${timeoutMs} ms)`;
 }
 
 /**
- * The deadline of one GraphQL request (set on the context by {@link graphqlLimitsPlugin};
- * absent for REST rows). Millisecond clock: `performance.now()`.
+ * How `/graphql` presents the request's deadline passing before execution (e.g. while its
+ * credentials were read): `TIMEOUT`, HTTP 504, the same error as an operation stopped at a
+ * {@link checkpoint} (the `http` extension is consumed by Apollo, never sent).
+ * @param timeoutMs GRAPHQL_TIMEOUT_MS.
+ */
+export function graphqlTimeoutError(timeoutMs: number): GraphQLError {
+  return new GraphQLError(timeoutMessage(timeoutMs), {
+    extensions: { code: TIMEOUT_CODE, http: { status: 504 } },
+  });
+}
+
+/**
+ * The deadline checks of one GraphQL request (set on the context by {@link graphqlLimitsPlugin};
+ * absent for REST rows and subscriptions). The deadline itself is the request scope's (see the
+ * module comment); outside a request there is none.
  */
 export class ExecutionBudget {
-  /** `performance.now()` after which work stops. */
-  readonly deadline: number;
   /** Set when a checkpoint refused to go on; the response then becomes one TIMEOUT error. */
   timedOut = false;
 
   constructor(
-    /** GRAPHQL_TIMEOUT_MS. */
+    /** GRAPHQL_TIMEOUT_MS, for the error's message. */
     readonly timeoutMs: number,
-    start = performance.now(),
-  ) {
-    this.deadline = start + timeoutMs;
-  }
+  ) {}
 
   /**
-   * Stops the operation when its deadline has passed.
-   * @throws DeadlineExceededError after the deadline.
+   * Stops the operation when the request's deadline has passed (and at every later check).
+   * @throws DeadlineExceededError (`graphql`) after the deadline.
    */
   check(): void {
-    if (this.timedOut || performance.now() > this.deadline) {
+    if (this.timedOut || remainingMs() < 0) {
       this.timedOut = true;
-      throw new DeadlineExceededError(this.timeoutMs);
+      throw new DeadlineExceededError('graphql', { message: timeoutMessage(this.timeoutMs) });
     }
   }
 }
@@ -405,15 +416,15 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
           }
         },
         async willSendResponse({ response, errors }) {
-          // A database statement stopped by the same deadline (src/db/knex.ts) is a timeout too.
-          if (errors?.some(isDeadlineStop)) budget.timedOut = true;
+          // A database wait stopped by the same deadline (src/db/bound-client.ts) is a timeout too.
+          if (errors?.some(isDeadlineExceeded)) budget.timedOut = true;
           if (!budget.timedOut || response.body.kind !== 'single') return;
           response.http.status = 504;
           response.body.singleResult = {
             data: null,
             errors: [
               {
-                message: `operation exceeded GRAPHQL_TIMEOUT_MS (${opts.timeoutMs} ms)`,
+                message: timeoutMessage(opts.timeoutMs),
                 extensions: { code: TIMEOUT_CODE },
               },
             ],

@@ -9,6 +9,7 @@ import { GroupResolver, GroupWriteResolver } from '../modules/sharing/group.reso
 import { DonationResolver } from '../modules/sharing/donation.resolver';
 import { PlanResolver, SubscriberPlanResolver } from '../modules/sharing/plan.resolver';
 import { RecurringDonationResolver } from '../modules/sharing/recurring-donation.resolver';
+import { PortalResolver } from '../modules/portal/portal.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
 import { NodeResolver } from './node';
@@ -28,6 +29,7 @@ export const RESOLVERS = [
   GroupWriteResolver,
   CdrResolver,
   EventSubscriptionResolver,
+  PortalResolver,
 ] as const;
 
 /**

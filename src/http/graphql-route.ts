@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { ServiceUnavailableError } from '../errors';
 import { GatewayContext } from '../graphql/context';
 import { apolloKoa } from '../graphql/koa-apollo';
-import { DeadlineExceededError } from '../graphql/limits';
+import { graphqlTimeoutError } from '../graphql/limits';
 import { BODY_LIMIT_BYTES } from './limits';
 import { MakeContext } from './request-context';
 
@@ -26,7 +26,7 @@ export function graphqlRouter(
       return await makeContext(ctx);
     } catch (err) {
       if (err instanceof ServiceUnavailableError && err.reason === 'deadline')
-        throw new DeadlineExceededError(graphqlTimeoutMs);
+        throw graphqlTimeoutError(graphqlTimeoutMs);
       throw err;
     }
   };

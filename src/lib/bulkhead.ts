@@ -1,7 +1,4 @@
-/** Raised when a request waited for its key's turn until its deadline. */
-export class BulkheadTimeoutError extends Error {
-  override name = 'BulkheadTimeoutError';
-}
+import { DeadlineExceededError, remainingMs } from './request-scope';
 
 interface Waiter {
   grant(): void;
@@ -15,7 +12,7 @@ interface Lane {
 /**
  * A keyed bulkhead: at most `perKey` operations for one key (e.g. one
  * subscriber) hold a database connection at a time in this process; the others wait here, off
- * the pool, until a slot frees or their deadline passes. A locked or hot row therefore occupies
+ * the pool, until a slot frees or their request's deadline passes (read from the request scope). A locked or hot row therefore occupies
  * at most `perKey` pooled connections and cannot starve requests for other keys.
  */
 export class KeyedBulkhead {
@@ -24,18 +21,18 @@ export class KeyedBulkhead {
   constructor(private readonly perKey = 1) {}
 
   /**
-   * Runs `fn` once `key` has a free slot.
-   * @param waitMs longest wait for the slot, ms (the request's time left).
-   * @throws BulkheadTimeoutError when no slot freed within `waitMs` (`fn` did not run).
+   * Runs `fn` once `key` has a free slot, waiting for it at most until the current request's
+   * deadline (outside a request, without bound).
+   * @throws DeadlineExceededError (`bulkhead`) when no slot freed before the deadline (`fn` did not run).
    */
-  async run<T>(key: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     let lane = this.lanes.get(key);
     if (!lane) {
       lane = { running: 0, queue: [] };
       this.lanes.set(key, lane);
     }
     // A freed slot is handed to the next waiter directly, so arrivals cannot overtake the queue.
-    if (lane.running >= this.perKey) await this.wait(lane, waitMs);
+    if (lane.running >= this.perKey) await this.wait(lane, remainingMs());
     else lane.running++;
     try {
       return await fn();
@@ -62,7 +59,9 @@ export class KeyedBulkhead {
       const timer = setTimeout(
         () => {
           lane.queue.splice(lane.queue.indexOf(waiter), 1);
-          reject(new BulkheadTimeoutError('waited past the deadline for a busy key'));
+          reject(
+            new DeadlineExceededError('bulkhead', { message: 'waited past the deadline for a busy key' }),
+          );
         },
         Math.max(0, Math.min(waitMs, 2 ** 31 - 1)),
       );

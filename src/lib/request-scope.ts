@@ -1,6 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import { errorChain } from '../errors';
 import type { RequestLogFields } from '../logger';
+
+/*
+ * The one deadline of a request (docs/contract.md §8 "When things fail"). The HTTP edge sets it
+ * on the request's scope when the request is admitted (src/http/deadline.ts: its budget by path,
+ * counted from arrival); a rating or refund tightens it to RATING_TIMEOUT_MS ({@link withDeadline}).
+ * Everything that waits reads it from here: database statements and pool waits
+ * (src/db/bound-client.ts), the SQLite transaction group (src/db/group-commit.ts), the keyed
+ * bulkheads (src/lib/bulkhead.ts), charging's checks between its steps, GraphQL's checkpoints
+ * (src/graphql/limits.ts) and the retry backoff (src/db/retry.ts). Whichever finds it passed
+ * throws {@link DeadlineExceededError}; each transport presents that error its own way.
+ */
 
 /**
  * What every wait inside one request can see of that request, so that no wait outlives its deadline:
@@ -11,7 +23,8 @@ export interface RequestScope {
   /** Arrival time, ms on the `performance.now()` clock. */
   arrivalMs: number;
   /**
-   * Time by which every database statement of the request must have finished, same clock;
+   * The request's one deadline: time by which every wait of the request (database statements,
+   * pool and bulkhead waits, checks between steps) must have ended, same clock;
    * Infinity while no deadline is set (a scope opened for its log fields only).
    */
   deadlineMs: number;
@@ -120,4 +133,62 @@ export function currentScope(): RequestScope | undefined {
 export function remainingMs(): number {
   const scope = storage.getStore();
   return scope ? scope.deadlineMs - performance.now() : Infinity;
+}
+
+/**
+ * Where a {@link DeadlineExceededError} was raised: waiting for a pooled connection or a turn in
+ * the SQLite transaction group (`connection`), at or during a statement (`statement`), during a
+ * COMMIT (`commit`), waiting for a keyed bulkhead's slot (`bulkhead`), between a rating's or
+ * refund's steps (`operation`), at a GraphQL checkpoint (`graphql`).
+ */
+export type DeadlineWhere = 'connection' | 'statement' | 'commit' | 'bulkhead' | 'operation' | 'graphql';
+
+/** What a {@link DeadlineExceededError} may carry besides its place. */
+export interface DeadlineExceededOptions extends ErrorOptions {
+  /** Message of the error (default: a sentence naming `where`). */
+  message?: string;
+  /** True when it stopped a COMMIT, whose outcome is therefore unknown (`where` is `commit`). */
+  outcomeUnknown?: boolean;
+}
+
+/**
+ * The request's deadline passed (the one error for it): whatever was waiting stopped, and nothing
+ * after it runs. `outcomeUnknown` is true when it stopped a COMMIT (the writes may be durable; a
+ * retry with the same operationId or idempotency key answers them). How clients see it:
+ * REST 503 with `retry-after` (ServiceUnavailableError `timeout`, or `deadline` when it stopped
+ * authentication), a rating's returnCode 5001 (5000 with `outcomeUnknown`, 2003 at the bulkhead),
+ * on `/graphql` one `TIMEOUT` error with HTTP 504 (src/graphql/limits.ts).
+ */
+export class DeadlineExceededError extends Error {
+  override name = 'DeadlineExceededError';
+  /** True when it stopped a COMMIT whose outcome is therefore unknown. */
+  readonly outcomeUnknown: boolean;
+
+  constructor(
+    readonly where: DeadlineWhere,
+    { message, outcomeUnknown = false, ...options }: DeadlineExceededOptions = {},
+  ) {
+    super(message ?? `request deadline passed (${where})`, options);
+    this.outcomeUnknown = outcomeUnknown;
+  }
+}
+
+/** The {@link DeadlineExceededError} in `err` or what it wraps (its errorChain), if any. */
+export function deadlineExceededOf(err: unknown): DeadlineExceededError | undefined {
+  for (const e of errorChain(err)) if (e instanceof DeadlineExceededError) return e;
+  return undefined;
+}
+
+/** True when `err` (or what it wraps) is a {@link DeadlineExceededError}. */
+export function isDeadlineExceeded(err: unknown): boolean {
+  return deadlineExceededOf(err) !== undefined;
+}
+
+/**
+ * Stops here once the current request's deadline has passed (never outside a request or
+ * without a deadline).
+ * @throws DeadlineExceededError with `where` once the deadline has passed.
+ */
+export function assertBeforeDeadline(where: DeadlineWhere, message?: string): void {
+  if (remainingMs() < 0) throw new DeadlineExceededError(where, { message });
 }

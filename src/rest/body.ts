@@ -32,7 +32,7 @@ const JSON_READ: coBody.Options & { onProtoPoisoning: 'error' } = {
 
 /**
  * True when the content-type is `application/json` or a `+json` type (any case, parameters
- * allowed; `+json` goes beyond docs/contract.md §1, see README "Bodies"), or absent.
+ * allowed; `+json` goes beyond docs/contract.md §1, see docs/rest.md), or absent.
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
   return !contentType || jsonContentType(contentType);

@@ -358,7 +358,8 @@ describe('POST /token and /token/introspect (CONTRACT §3) over HTTP', () => {
         Array(30).fill(true),
       );
       const afterRevoke = await groupCommitCounts();
-      expect(afterRevoke.transactions - afterIssue.transactions).toBe(30);
+      // 30 revocations and the 30 introspections' token CDRs "validate" (docs/events.md).
+      expect(afterRevoke.transactions - afterIssue.transactions).toBe(60);
       expect(afterRevoke.commits - afterIssue.commits).toBeLessThanOrEqual(2);
       const revoked = await Promise.all(issued.map((t) => tokens.introspect(caller, t.accessToken)));
       expect(revoked).toEqual(Array(30).fill({ active: false }));

@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Knex } from 'knex';
-import { DatabaseTimeoutError } from '../../src/errors';
 import { GROUP_COMMIT_MAX_TRANSACTIONS, GroupRolledBackError } from '../../src/db/group-commit';
 import { DEFAULT_DB_LIMITS, createKnex, retryingTransaction } from '../../src/db/knex';
-import { runInRequestScope } from '../../src/lib/request-scope';
+import { DeadlineExceededError, runInRequestScope } from '../../src/lib/request-scope';
 import { groupCommitCounts } from '../helpers/group-commit';
 import { simulatedDelay, waitFor } from '../helpers/wait';
 
@@ -173,9 +172,9 @@ describe('SQLite group commit', () => {
     await waitFor(() => holding, { what: 'the holder to take the connection' });
     const started = performance.now();
     const late = runInRequestScope(50, () => retryingTransaction(db, increment(1)));
-    await expect(late).rejects.toBeInstanceOf(DatabaseTimeoutError);
-    // Not begun by a group: answered as not run (`commit` false), never as an unknown outcome.
-    await expect(late).rejects.toMatchObject({ deadline: true, commit: false });
+    await expect(late).rejects.toBeInstanceOf(DeadlineExceededError);
+    // Not begun by a group: answered as not run, never as an unknown outcome.
+    await expect(late).rejects.toMatchObject({ where: 'connection', outcomeUnknown: false });
     expect(performance.now() - started).toBeLessThan(250);
     await holder;
     // Nothing of the late write; the next one commits.
@@ -193,7 +192,11 @@ describe('SQLite group commit', () => {
       await simulatedDelay(200, 'a slow member keeping the group from its COMMIT');
       return n;
     });
-    await expect(short).rejects.toMatchObject({ name: 'DatabaseTimeoutError', commit: true, deadline: true });
+    await expect(short).rejects.toMatchObject({
+      name: 'DeadlineExceededError',
+      where: 'commit',
+      outcomeUnknown: true,
+    });
     await expect(long).resolves.toBe(1);
     // The group committed the short member's write: "not run" would have been a wrong answer.
     expect(await db('entries').orderBy('id').select('id', 'seen')).toEqual([

@@ -51,6 +51,7 @@ describe('migrations', () => {
       '20261124000400_cdrs',
       '20261124000500_demo_password_check',
       '20261126000100_donation_keyset',
+      '20261126000200_portal',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);

@@ -1,7 +1,6 @@
 import { DEFAULT_DB_LIMITS, createKnex, databaseFailureOf } from '../../src/db/knex';
 import { preparedRows } from '../../src/db/prepared';
-import { DatabaseTimeoutError, isDeadlineStop } from '../../src/errors';
-import { runInRequestScope } from '../../src/lib/request-scope';
+import { DeadlineExceededError, isDeadlineExceeded, runInRequestScope } from '../../src/lib/request-scope';
 import { TestDb, createTestDb } from '../helpers/db';
 import { waitFor } from '../helpers/wait';
 
@@ -54,7 +53,7 @@ describe('preparedRows on the real database', () => {
     await expect(byName(done!, 'acme')).rejects.toThrow(/Transaction query already complete/);
   });
 
-  it('sends nothing once the request deadline has passed: DatabaseTimeoutError, a timeout for clients', async () => {
+  it('sends nothing once the request deadline has passed: DeadlineExceededError, a timeout for clients', async () => {
     const started = performance.now();
     const err = await runInRequestScope(5, async () => {
       // Past the 5 ms deadline (with a margin for the clock's granularity) before the statement.
@@ -64,9 +63,9 @@ describe('preparedRows on the real database', () => {
         (e: unknown) => e,
       );
     });
-    expect(err).toBeInstanceOf(DatabaseTimeoutError);
+    expect(err).toBeInstanceOf(DeadlineExceededError);
     expect(databaseFailureOf(err)).toBe('timeout');
-    expect(isDeadlineStop(err)).toBe(true);
+    expect(isDeadlineExceeded(err)).toBe(true);
   });
 
   it('on MySQL: a statement past the request deadline destroys its connection and the pool goes on', async () => {
@@ -82,7 +81,7 @@ describe('preparedRows on the real database', () => {
         ),
       );
       expect(performance.now() - started).toBeLessThan(1500);
-      expect(err).toBeInstanceOf(DatabaseTimeoutError);
+      expect(err).toBeInstanceOf(DeadlineExceededError);
       expect(databaseFailureOf(err)).toBe('timeout');
       // The one pooled connection was destroyed; the next statement gets a new one.
       expect((await byName(db, 'acme')).length).toBe(1);

@@ -36,6 +36,11 @@ const VALUE_TYPES: ReadonlyMap<string, string> = new Map([
   ['DonationCdrFields', "a CDR's field group (donation)"],
   ['GroupCdrFields', "a CDR's field group (group)"],
   ['RecurringDonationCdrFields', "a CDR's field group (recurring donation)"],
+  ['TokenCdrFields', "a CDR's field group (token)"],
+  [
+    'PortalSubscriber',
+    "the captive-portal token's own subscriber (`me`): reached through the token only, never refetched by id",
+  ],
   ['DonationRecipient', "one recipient's result inside a donation"],
   ['RecurringRecipient', 'one recipient inside a recurring donation (its group member and quota)'],
 ]);

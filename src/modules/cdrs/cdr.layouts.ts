@@ -1,24 +1,29 @@
 /**
  * CDR layouts (CONTRACT §8): the field order, names and codes of the source product's
  * published SQS CDRs (SQS docs 1.1.0/1.2.0 "SQS donation CDR", "SQS groups CDR", "SQS recurring
- * donation CDR" — the layouts with the tenant ID field) and the gateway's own charging CDR.
- * Every layout starts with the same eight fields (record id, service ID, transaction type,
- * tenant ID, CDR generation date `DD/MM/YYYY`, CDR generation time `hh:mm:ss`, both UTC, actor,
- * actor cause); the rest is per type and stored as JSON (see {@link CdrFields}).
+ * donation CDR" — the layouts with the tenant ID field), of the published token web service CDR,
+ * and the gateway's own charging CDR. Every layout but the token one starts with the same eight
+ * fields (record id, service ID, transaction type, tenant ID, CDR generation date `DD/MM/YYYY`,
+ * CDR generation time `hh:mm:ss`, both UTC, actor, actor cause); the rest is per type and stored
+ * as JSON (see {@link CdrFields}).
  */
 
-/** The four kinds of CDR, as the `type` column, the CLI `--type` and the GraphQL `CdrType` name them. */
-export type CdrKind = 'donation' | 'group' | 'recurringDonation' | 'charging';
+/** The five kinds of CDR, as the `type` column, the CLI `--type` and the GraphQL `CdrType` name them. */
+export type CdrKind = 'donation' | 'group' | 'recurringDonation' | 'charging' | 'token';
 
-/** Every {@link CdrKind}, in the order the README documents them. */
-export const CDR_KINDS: readonly CdrKind[] = ['donation', 'group', 'recurringDonation', 'charging'];
+/** Every {@link CdrKind}, in the order docs/events.md documents them. */
+export const CDR_KINDS: readonly CdrKind[] = ['donation', 'group', 'recurringDonation', 'charging', 'token'];
 
-/** Service IDs: published 96 (donation), 98 (group), 99 (recurring donation); 200 is the gateway's charging CDR. */
+/**
+ * Service IDs: published 96 (donation), 98 (group), 99 (recurring donation), 102 (token web
+ * service); 200 is the gateway's charging CDR.
+ */
 export const SERVICE_ID: Record<CdrKind, number> = {
   donation: 96,
   group: 98,
   recurringDonation: 99,
   charging: 200,
+  token: 102,
 };
 
 /** The actor of an internal change (published: "simply sqs if the change is triggered by an internal call"). */
@@ -58,6 +63,15 @@ export const ActorCause = { PLAN_TERMINATED: 0 } as const;
 
 /** Charging CDR transaction types (the gateway's own): 0 rating (`processRating`), 1 refund (`processRefund`). */
 export const ChargingTx = { RATING: 0, REFUND: 1 } as const;
+
+/** Token CDR transaction types (published token web service CDR, service ID 102). */
+export const TokenTx = { CREATE: 1, VALIDATE: 2, EXPIRE: 3 } as const;
+
+/**
+ * Token CDR transaction status (published field 7): `successful`; `error`, an unexpected error
+ * (the database failed); `validation_failed`, the token is unknown, revoked or expired.
+ */
+export type TokenCdrStatus = 'successful' | 'error' | 'validation_failed';
 
 /** A stored field value: text, an integer, or absent (an empty CSV cell). */
 export type CdrValue = string | number | null;
@@ -149,6 +163,19 @@ export const LAYOUTS: Record<CdrKind, readonly LayoutField[]> = {
     f('originId', 'originId'),
     f('bundleId', 'bundleId'),
   ],
+  // Published fields 1-7 (no tenant or actor there; the date is YYYY/MM/DD), then the gateway's
+  // tenant ID and actor. Field 6 is the token id (see cdr.recorder.ts tokenId), never the token.
+  token: [
+    f('msisdn', 'msisdn'),
+    f('service ID', 'serviceId'),
+    f('transaction type', 'transactionType'),
+    f('CDR generation date', 'dateYmd'),
+    f('CDR generation time', 'time'),
+    f('token', 'recordId'),
+    f('transaction status', 'status'),
+    f('tenant ID', 'tenantId'),
+    f('actor', 'actor'),
+  ],
 };
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -157,6 +184,12 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 export function cdrDate(ms: number): string {
   const d = new Date(ms);
   return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCFullYear(), 4)}`;
+}
+
+/** The token CDR's generation date of epoch milliseconds `ms`: `YYYY/MM/DD`, UTC (published format). */
+export function cdrDateYmd(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getUTCFullYear(), 4)}/${pad(d.getUTCMonth() + 1)}/${pad(d.getUTCDate())}`;
 }
 
 /** The published CDR generation time of epoch milliseconds `ms`: `hh:mm:ss` (24-hour), UTC. */

@@ -13,6 +13,8 @@ import {
   RecurringTx,
   SERVICE_ID,
   SQS_ACTOR,
+  TokenCdrStatus,
+  TokenTx,
 } from './cdr.layouts';
 import { CdrInsert, insertCdrs } from './cdr.store';
 
@@ -153,6 +155,24 @@ export interface ChargingCdr {
   };
 }
 
+/** One token operation for the token CDR (published token web service CDR, service ID 102). */
+export interface TokenCdr {
+  transaction: (typeof TokenTx)[keyof typeof TokenTx];
+  status: TokenCdrStatus;
+  /** SHA-256 hex of the token (the stored form); the CDR keeps only {@link tokenId} of it. */
+  tokenHash: string;
+  /** The token's subscriber (canonical digits); null when the token resolves to none (unknown). */
+  msisdn: string | null;
+}
+
+/**
+ * The id a token CDR names a token by: the first 16 hex digits of its SHA-256 (the stored
+ * `token_hash` starts with it), so a CDR never holds the token, nor anything that opens the portal.
+ */
+export function tokenId(tokenHash: string): string {
+  return tokenHash.slice(0, 16);
+}
+
 /**
  * Writes CDRs (CONTRACT §8) inside the transaction of the change they record, so a change
  * rolled back leaves none. One call per recorded step; the fields are those of `LAYOUTS` (cdr.layouts.ts).
@@ -236,6 +256,18 @@ export class CdrRecorder {
       },
       actorCause,
     );
+  }
+
+  /**
+   * A token CDR (create on issue, validate on introspection or a portal link opened, expire once
+   * a validation finds the token past its expiry), inside `db` (the token write's transaction, or
+   * the database). `actor` is the API client's username, or `portal` for a link opened.
+   */
+  token(db: Knex, actor: CdrActor, c: TokenCdr): Promise<void> {
+    return this.one(db, actor, 'token', c.transaction, tokenId(c.tokenHash), {
+      msisdn: c.msisdn,
+      status: c.status,
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   DonationCdrFieldsType,
   GroupCdrFieldsType,
   RecurringDonationCdrFieldsType,
+  TokenCdrFieldsType,
 } from './cdr.types';
 
 /** The GraphQL view of a stored CDR; its field group carries `transaction`, the type number as an enum. */
@@ -58,6 +59,8 @@ function toCdr(r: CdrRow): CdrType {
       r.type === 'charging'
         ? ({ ...fields, transaction, serviceId: fields.ratingServiceId ?? null } as ChargingCdrFieldsType)
         : null,
+    token:
+      r.type === 'token' ? ({ ...fields, transaction, tokenId: r.recordId } as TokenCdrFieldsType) : null,
   };
 }
 

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { BadUserInputError } from '../../errors';
 import { csvRecord } from '../../lib/csv';
-import { CDR_KINDS, CdrKind, CdrValue, LAYOUTS, cdrDate, cdrTime } from './cdr.layouts';
+import { CDR_KINDS, CdrKind, CdrValue, LAYOUTS, cdrDate, cdrDateYmd, cdrTime } from './cdr.layouts';
 import { CdrRow, findCdr, listCdrs } from './cdr.store';
 import {
   Connection,
@@ -48,7 +48,7 @@ export function parseWindow(from: string, to: string): { fromMs: number; toMs: n
 }
 
 /**
- * A CDR type as the CLI names it (`donation`, `group`, `recurringDonation` or `charging`).
+ * A CDR type as the CLI names it (`donation`, `group`, `recurringDonation`, `charging` or `token`).
  * @throws BadUserInputError naming `type` otherwise.
  */
 export function parseCdrKind(value: string): CdrKind {
@@ -58,7 +58,10 @@ export function parseCdrKind(value: string): CdrKind {
   ]);
 }
 
-/** The values of a CDR in its layout's published field order (dates `DD/MM/YYYY`, times `hh:mm:ss`, UTC). */
+/**
+ * The values of a CDR in its layout's published field order (dates `DD/MM/YYYY`, the token CDR's
+ * `YYYY/MM/DD`, times `hh:mm:ss`, UTC).
+ */
 export function cdrValues(row: CdrRow): CdrValue[] {
   const common: Record<string, CdrValue> = {
     recordId: row.recordId,
@@ -66,6 +69,7 @@ export function cdrValues(row: CdrRow): CdrValue[] {
     transactionType: row.transactionType,
     tenantId: row.tenantName,
     date: cdrDate(row.createdAt),
+    dateYmd: cdrDateYmd(row.createdAt),
     time: cdrTime(row.createdAt),
     actor: row.actor,
     actorCause: row.actorCause,

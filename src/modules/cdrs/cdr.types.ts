@@ -4,7 +4,7 @@ import { NodeInterface } from '../../graphql/node';
 import { PageInfoType } from '../../graphql/relay';
 import { DateTimeScalar, DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { QuotaType, UnitMeteringType } from '../sharing/sharing.enums';
-import { ChargingTx, DonationTx, GroupTx, RecurringTx } from './cdr.layouts';
+import { ChargingTx, DonationTx, GroupTx, RecurringTx, TokenTx } from './cdr.layouts';
 
 /** The CDR types of the GraphQL `cdrs` query (CONTRACT §8). */
 export enum CdrTypeName {
@@ -12,6 +12,7 @@ export enum CdrTypeName {
   GROUP = 'group',
   RECURRING_DONATION = 'recurringDonation',
   CHARGING = 'charging',
+  TOKEN = 'token',
 }
 
 registerEnumType(CdrTypeName, {
@@ -23,6 +24,10 @@ registerEnumType(CdrTypeName, {
     RECURRING_DONATION: { description: 'SQS recurring donation CDR, service ID 99: one per change.' },
     CHARGING: {
       description: "The gateway's charging CDR, service ID 200: one per rating or refund outcome.",
+    },
+    TOKEN: {
+      description:
+        'Token web service CDR, service ID 102: one per token created, validated (introspection, portal link opened) or found expired.',
     },
   },
 });
@@ -104,6 +109,65 @@ registerEnumType(ChargingCdrTransaction, {
     REFUND: { description: '1: a refund (`processRefund`).' },
   },
 });
+
+/** Token CDR transaction types (published, service ID 102). */
+export enum TokenCdrTransaction {
+  CREATE = TokenTx.CREATE,
+  VALIDATE = TokenTx.VALIDATE,
+  EXPIRE = TokenTx.EXPIRE,
+}
+
+registerEnumType(TokenCdrTransaction, {
+  name: 'TokenCdrTransaction',
+  description: 'The token operation a token CDR records (published transaction types 1-3).',
+  valuesConfig: {
+    CREATE: { description: '1: token created (issued).' },
+    VALIDATE: { description: '2: token validated (introspected, or its portal link opened).' },
+    EXPIRE: {
+      description: '3: token expired (recorded once, by the first validation that finds it expired).',
+    },
+  },
+});
+
+/** Token CDR transaction status (published field 7). */
+export enum TokenCdrStatusValue {
+  SUCCESSFUL = 'successful',
+  ERROR = 'error',
+  VALIDATION_FAILED = 'validation_failed',
+}
+
+registerEnumType(TokenCdrStatusValue, {
+  name: 'TokenCdrStatus',
+  description: 'The outcome a token CDR records (published field 7).',
+  valuesConfig: {
+    SUCCESSFUL: { description: '`successful`.' },
+    ERROR: { description: '`error`: an unexpected error occurred (the database failed).' },
+    VALIDATION_FAILED: { description: '`validation_failed`: the token is unknown, revoked or expired.' },
+  },
+});
+
+/** Token CDR fields (published fields 1, 6 and 7). */
+@ObjectType('TokenCdrFields', {
+  description: 'The fields of a token web service CDR besides the common ones (published fields 1, 6 and 7).',
+})
+export class TokenCdrFieldsType {
+  @Field(() => TokenCdrTransaction, {
+    description: 'The operation this CDR records (the `transactionType` number as an enum).',
+  })
+  transaction!: TokenCdrTransaction;
+  @Field(() => MsisdnScalar, {
+    nullable: true,
+    description: "The token's subscriber MSISDN; null when the token resolves to none (unknown token).",
+  })
+  msisdn!: string | null;
+  @Field(() => String, {
+    description:
+      "The token id: the first 16 hex digits of the token's SHA-256 (the token itself is never recorded); the same as `recordId`.",
+  })
+  tokenId!: string;
+  @Field(() => TokenCdrStatusValue, { description: 'Published field 7: the transaction status.' })
+  status!: TokenCdrStatusValue;
+}
 
 /** Donation CDR fields 9-31 (published). */
 @ObjectType('DonationCdrFields', {
@@ -294,17 +358,17 @@ export class CdrType {
   type!: CdrTypeName;
   @Field(() => String, {
     description:
-      'Field 1: the donation, group or recurring donation id, or the operationId (empty when the request had none).',
+      'Field 1: the donation, group or recurring donation id, or the operationId (empty when the request had none); for a token CDR its token id (published field 6).',
   })
   recordId!: string;
   @Field(() => Int, {
-    description: 'Service ID: 96 donation, 98 group, 99 recurring donation, 200 charging.',
+    description: 'Service ID: 96 donation, 98 group, 99 recurring donation, 102 token, 200 charging.',
   })
   serviceId!: number;
   @Field(() => Int, {
-    description: 'Transaction type number (README "CDRs" tables, the published number).',
+    description: 'Transaction type number (docs/events.md "CDRs", the published number).',
     deprecationReason:
-      'use `transaction` of the field group of its kind (charging, donation, group, recurringDonation)',
+      'use `transaction` of the field group of its kind (charging, donation, group, recurringDonation, token)',
   })
   transactionType!: number;
   @Field(() => String, { description: 'Tenant ID: the tenant name.' })
@@ -338,6 +402,8 @@ export class CdrType {
   recurringDonation!: RecurringDonationCdrFieldsType | null;
   @Field(() => ChargingCdrFieldsType, { nullable: true, description: 'Charging CDR fields (type CHARGING).' })
   charging!: ChargingCdrFieldsType | null;
+  @Field(() => TokenCdrFieldsType, { nullable: true, description: 'Token CDR fields (type TOKEN).' })
+  token!: TokenCdrFieldsType | null;
 }
 
 /** One CDR of a page, with its cursor. */

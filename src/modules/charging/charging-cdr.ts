@@ -1,7 +1,8 @@
 import { Knex } from 'knex';
+import { runInRequestScope, remainingMs } from '../../lib/request-scope';
+import { withTimeout } from '../../lib/wait';
 import { Logger } from '../../logger';
 import { CdrRecorder, ChargingCdr } from '../cdrs/cdr.recorder';
-import { writeBeforeAnswer } from './charging-deadline';
 import {
   ChargingCaller,
   OperationKind,
@@ -131,4 +132,16 @@ export async function writeCdrOfLostRace(
     .catch((e: unknown) =>
       deps.logger.error({ err: e, operationId: r.operationId }, 'charging CDR not written'),
     );
+}
+
+/**
+ * Starts `write` under a budget of its own (`budgetMs`: the database may be why the operation
+ * failed) and waits for it only until the request's deadline, so that it never makes the answer
+ * late; the write goes on after that. `write` must not reject (log its failure itself).
+ */
+async function writeBeforeAnswer(budgetMs: number, write: () => Promise<void>): Promise<void> {
+  const left = remainingMs();
+  const written = runInRequestScope(budgetMs, write);
+  if (left === Infinity) await written;
+  else if (left > 0) await withTimeout(written, left).catch(() => undefined);
 }

@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { databaseFailureOf, retryingTransaction, transactionConflictOf } from '../../db/knex';
 import { DatabaseTimeoutError } from '../../errors';
-import { BulkheadTimeoutError } from '../../lib/bulkhead';
+import { DeadlineExceededError, isDeadlineExceeded, remainingMs } from '../../lib/request-scope';
 import { ReturnCode, ReturnCodeValue } from './return-codes';
 
 /**
@@ -19,12 +19,11 @@ export type Stage = 'replay' | 'lookup' | 'rating' | 'charging' | 'commit';
  * timed-out one 2003; the catalogue 3002; the balance/ledger write 4000; anything else 5000.
  */
 export function failureCode(err: unknown, stage: Stage, pastDeadline: boolean): ReturnCodeValue {
-  if (err instanceof DatabaseTimeoutError && err.commit) return ReturnCode.UNKNOWN_ERROR;
+  if (outcomeUnknown(err)) return ReturnCode.UNKNOWN_ERROR;
   if (pastDeadline) return ReturnCode.INTERNAL_TIMEOUT;
   const failure = databaseFailureOf(err);
   if (stage === 'replay' || stage === 'lookup') {
-    if (failure === 'timeout' || err instanceof BulkheadTimeoutError)
-      return ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT;
+    if (failure === 'timeout') return ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT;
     if (failure === 'unreachable' || stage === 'lookup') return ReturnCode.SUBSCRIBER_REPOSITORY_ERROR;
     return ReturnCode.UNKNOWN_ERROR;
   }
@@ -33,6 +32,23 @@ export function failureCode(err: unknown, stage: Stage, pastDeadline: boolean): 
   if (stage === 'charging' || (stage === 'commit' && (failure === undefined || transactionConflictOf(err))))
     return ReturnCode.CHARGING_ERROR;
   return ReturnCode.UNKNOWN_ERROR;
+}
+
+/** True for a COMMIT stopped by its bound or by the deadline: its outcome is unknown. */
+function outcomeUnknown(err: unknown): boolean {
+  return (
+    (err instanceof DatabaseTimeoutError && err.commit) ||
+    (err instanceof DeadlineExceededError && err.outcomeUnknown)
+  );
+}
+
+/**
+ * True when a failure counts as the deadline passing (answered 5001 unless its outcome is
+ * unknown): the scope's deadline (RATING_TIMEOUT_MS) has passed, or a wait was stopped by the
+ * deadline's own timer (which may fire a hair before the clock passes it).
+ */
+export function isPastDeadline(err: unknown): boolean {
+  return remainingMs() < 0 || isDeadlineExceeded(err);
 }
 
 /** The stage each error thrown by a step hit first (the error itself travels on unchanged). */

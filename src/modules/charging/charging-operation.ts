@@ -1,21 +1,21 @@
 import { Knex } from 'knex';
 import { isUniqueViolation } from '../../db/knex';
-import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
+import { KeyedBulkhead } from '../../lib/bulkhead';
 import { Clock } from '../../lib/clock';
 import { Money } from '../../lib/money';
+import { DeadlineExceededError, assertBeforeDeadline, withDeadline } from '../../lib/request-scope';
 import { EventType, occurredAt } from '../events/event-catalogue';
 import { recordEvent } from '../events/outbox.store';
 import { Subscriber } from '../subscribers/subscriber.store';
 import { ChargingCdrDeps, writeCdrInTransaction, writeCdrOfLostRace } from './charging-cdr';
 import {
-  checkDeadline,
-  isDeadlineExceeded,
+  Committing,
+  Stage,
+  atStage,
+  attemptInTransaction,
+  failureCode,
   isPastDeadline,
-  msUntil,
-  operationDeadline,
-  withRatingDeadline,
-} from './charging-deadline';
-import { Committing, Stage, atStage, attemptInTransaction, failureCode } from './charging-failure';
+} from './charging-failure';
 import {
   ChargingCaller,
   OperationKind,
@@ -42,15 +42,13 @@ export interface OperationDeps extends ChargingCdrDeps {
   bulkhead: KeyedBulkhead;
 }
 
-/** One rating or refund being run: who asks, the ledger kind, the request and its deadline. */
+/** One rating or refund being run: who asks, the ledger kind and the request. */
 export interface Operation {
   caller: ChargingCaller;
   kind: OperationKind;
   request: RatingRequest;
   /** The request's fingerprint: a repeat of the operationId with another request answers 2001. */
   fingerprint: string;
-  /** `performance.now()` ms past which nothing is committed (see charging-deadline.ts). */
-  deadline: number;
 }
 
 /** What an operation's own steps decided, and the stage its last step reached (its CDR's stage). */
@@ -63,9 +61,12 @@ export interface Decided {
 export type Decide = (trx: Knex.Transaction, op: Operation) => Promise<Decided>;
 
 /**
- * Runs `decide` exactly once per operationId: under RATING_TIMEOUT_MS, after the subscriber's
- * turn (busy past the deadline: 2003), in one transaction that first answers a recorded
- * operationId from the ledger. Failures never throw: they map to return codes (see failureCode).
+ * Runs `decide` exactly once per operationId: under RATING_TIMEOUT_MS (the request scope's
+ * deadline tightened to it, counted from the request's arrival; outside a request from now),
+ * after the subscriber's turn (busy past the deadline: 2003), in one transaction that first
+ * answers a recorded operationId from the ledger. Past the deadline nothing is committed: the
+ * steps stop at {@link assertBeforeDeadline} (`operation`) and the answer is 5001. Failures never
+ * throw: they map to return codes (see failureCode).
  */
 export function runOperation(
   deps: OperationDeps,
@@ -74,9 +75,9 @@ export function runOperation(
   r: RatingRequest,
   decide: Decide,
 ): Promise<Settled> {
-  return withRatingDeadline(deps.timeoutMs, () =>
-    bulkheaded(deps, caller, kind, r, (deadline) =>
-      transact(deps, { caller, kind, request: r, fingerprint: fingerprint(kind, r), deadline }, decide),
+  return withDeadline(deps.timeoutMs, () =>
+    bulkheaded(deps, caller, kind, r, () =>
+      transact(deps, { caller, kind, request: r, fingerprint: fingerprint(kind, r) }, decide),
     ),
   );
 }
@@ -87,13 +88,12 @@ async function bulkheaded(
   caller: ChargingCaller,
   kind: OperationKind,
   r: RatingRequest,
-  run: (deadline: number) => Promise<Settled>,
+  run: () => Promise<Settled>,
 ): Promise<Settled> {
-  const deadline = operationDeadline();
   try {
-    return await deps.bulkhead.run(`${caller.tenantId}:${r.msisdn}`, msUntil(deadline), () => run(deadline));
+    return await deps.bulkhead.run(`${caller.tenantId}:${r.msisdn}`, run);
   } catch (err) {
-    if (!(err instanceof BulkheadTimeoutError)) throw err;
+    if (!(err instanceof DeadlineExceededError && err.where === 'bulkhead')) throw err;
     deps.logger.warn({ operationId: r.operationId, kind }, 'subscriber busy past the deadline');
     return unrecorded(outcome(ReturnCode.SUBSCRIBER_REPOSITORY_TIMEOUT, r.operationId));
   }
@@ -125,11 +125,11 @@ async function attempt(
     return { value: replayed, commitStage: 'replay' };
   }
   const decided = await decide(trx, op);
-  checkDeadline(op.deadline);
+  assertBeforeDeadline('operation');
   await atStage(decided.stage, () =>
     writeCdrInTransaction(deps.cdrs, trx, caller, kind, r, decided.outcome, false),
   );
-  checkDeadline(op.deadline);
+  assertBeforeDeadline('operation');
   return { value: decided.outcome, commitStage: 'commit' };
 }
 
@@ -152,7 +152,9 @@ async function settleFailure(
   stage: Stage,
 ): Promise<Settled> {
   const { caller, kind, request: r } = op;
-  if (isDeadlineExceeded(err)) return unrecorded(outcome(ReturnCode.INTERNAL_TIMEOUT, r.operationId));
+  // A step's own check rolled it back: 5001, nothing to log.
+  if (err instanceof DeadlineExceededError && err.where === 'operation')
+    return unrecorded(outcome(ReturnCode.INTERNAL_TIMEOUT, r.operationId));
   if (isUniqueViolation(err)) {
     const winner = await findCharge(deps.knex, caller.tenantId, kind, r.operationId).catch(() => undefined);
     if (winner) {
@@ -162,7 +164,7 @@ async function settleFailure(
     }
   }
   deps.logger.error({ err, stage, operationId: r.operationId }, 'charging operation failed');
-  return unrecorded(outcome(failureCode(err, stage, isPastDeadline(err, op.deadline)), r.operationId));
+  return unrecorded(outcome(failureCode(err, stage, isPastDeadline(err)), r.operationId));
 }
 
 /** A decided outcome to record in the ledger (see {@link recordOutcome}). */
@@ -187,10 +189,10 @@ export async function recordOutcome(
   op: Operation,
   v: Verdict,
 ): Promise<Decided> {
-  checkDeadline(op.deadline);
+  assertBeforeDeadline('operation');
   const amount = v.amount ?? Money.ZERO;
   await atStage('charging', () => writeLedger(deps.clock, trx, op, { ...v, amount }));
-  checkDeadline(op.deadline);
+  assertBeforeDeadline('operation');
   return {
     outcome: {
       returnCode: v.code,

@@ -183,7 +183,7 @@ export function transportRefusalField(
 }
 
 const INPUT_DOC =
-  'The request (spec 2.4); amounts are decimal strings. A missing required field or a malformed MSISDN is BAD_USER_INPUT; a value the rules refuse is an outcome with its return code, as over REST.';
+  'The request (docs/contract.md §4); amounts are decimal strings. A missing required field or a malformed MSISDN is BAD_USER_INPUT; a value the rules refuse is an outcome with its return code, as over REST.';
 
 /** The code of an upsertRating refusal by the input field it names. */
 const upsertRatingCode = (field: string[] | null): UpsertRatingErrorCode =>

@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { Money } from '../../lib/money';
+import { assertBeforeDeadline } from '../../lib/request-scope';
 import { Subscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import { withChargingCdr } from './charging-cdr';
-import { checkDeadline } from './charging-deadline';
 import { atStage } from './charging-failure';
 import { Decided, Operation, OperationDeps, recordOutcome, runOperation } from './charging-operation';
 import { ChargingCaller, RatingOutcome, outcome, unrecorded } from './charging-outcome';
@@ -102,11 +102,11 @@ export class RatingService {
   /** The rating's own steps: lock the subscriber → read the catalogue → price → debit → record. */
   private async rate(trx: Knex.Transaction, op: Operation): Promise<Decided> {
     const { caller, request: r } = op;
-    checkDeadline(op.deadline);
+    assertBeforeDeadline('operation');
     const sub = await atStage('lookup', () => findSubscriberForUpdate(trx, caller.tenantId, r.msisdn));
     if (!sub || sub.status !== 'active')
       return recordOutcome(this.deps, trx, op, { code: ReturnCode.INVALID_NUMBER, sub: null });
-    checkDeadline(op.deadline);
+    assertBeforeDeadline('operation');
     const ratings = await atStage('rating', () =>
       ratingsFor(trx, caller.tenantId, r.lookup.providerId, r.lookup.applicationId),
     );
@@ -115,7 +115,7 @@ export class RatingService {
       return price.recorded
         ? recordOutcome(this.deps, trx, op, { code: price.refusal, sub })
         : { outcome: outcome(price.refusal, r.operationId), stage: 'rating' };
-    checkDeadline(op.deadline);
+    assertBeforeDeadline('operation');
     const balance = await atStage('charging', () => debit(trx, sub, price.amount));
     return balance
       ? recordOutcome(this.deps, trx, op, { code: ReturnCode.SUCCESS, sub, amount: price.amount, balance })

@@ -1,8 +1,8 @@
 import { Knex } from 'knex';
 import { Money } from '../../lib/money';
+import { assertBeforeDeadline } from '../../lib/request-scope';
 import { findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import { withChargingCdr } from './charging-cdr';
-import { checkDeadline } from './charging-deadline';
 import { atStage } from './charging-failure';
 import { Decided, Operation, OperationDeps, recordOutcome, runOperation } from './charging-operation';
 import { ChargingCaller, RatingOutcome, Settled, outcome, unrecorded } from './charging-outcome';
@@ -48,10 +48,10 @@ export class RefundService {
     const charge = await atStage('replay', () => findCharge(trx, caller.tenantId, 'charge', r.operationId));
     if (!refundable(charge, r))
       return { outcome: outcome(ReturnCode.REFUND_FAILED, r.operationId), stage: 'replay' };
-    checkDeadline(op.deadline);
+    assertBeforeDeadline('operation');
     const sub = await atStage('lookup', () => findSubscriberForUpdate(trx, caller.tenantId, r.msisdn));
     if (!sub) return { outcome: outcome(ReturnCode.REFUND_FAILED, r.operationId), stage: 'lookup' };
-    checkDeadline(op.deadline);
+    assertBeforeDeadline('operation');
     const balance: Money = await atStage('charging', async () => {
       await addToBalance(trx, sub.id, charge.amount);
       return readBalance(trx, sub.id);

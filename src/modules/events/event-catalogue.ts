@@ -1,5 +1,5 @@
 /**
- * The event catalogue (README "Events"): every event type the gateway
+ * The event catalogue (docs/events.md "Events"): every event type the gateway
  * writes to the outbox, with its payload shape. Routing key `<tenant>.<type>`. Money is a
  * decimal string (exact, see src/lib/money.ts), quota an integer in the plan's unit, times
  * epoch seconds. Payloads may gain fields; existing fields are never renamed (the GraphQL

@@ -28,7 +28,7 @@ function feed(data: SubscribeData, types: readonly string[]): Promise<AsyncItera
 }
 
 /**
- * GraphQL subscriptions over graphql-ws on `/graphql` (README "Subscriptions"):
+ * GraphQL subscriptions over graphql-ws on `/graphql` (docs/graphql.md "Subscriptions"):
  * fed from the outbox, so a change made through any gateway instance reaches subscribers of
  * every instance. Tenant-scoped (only the caller's tenant's events, about one of its subscribers)
  * and checked with the permission of the corresponding query.

@@ -4,13 +4,13 @@ import { monotonicFactory } from 'ulid';
 import { Clock } from '../../lib/clock';
 
 /**
- * An event to record in the outbox (README "Events"), written by the service that makes the
+ * An event to record in the outbox (docs/events.md "Events"), written by the service that makes the
  * change, in the change's own transaction.
  */
 export interface NewOutboxEvent {
   /** The tenant the change belongs to (tenants.id); the routing key uses the tenant's name. */
   tenantId: number;
-  /** Event type from the event catalogue (README "Events"), such as `charge.completed`. */
+  /** Event type from the event catalogue (docs/events.md "Events"), such as `charge.completed`. */
   type: string;
   /** The msisdn or group id the event is about; the relay keeps order per subject. */
   subject: string;

@@ -17,7 +17,7 @@ import {
 } from './outbox.store';
 
 /**
- * The outbox relay (README "Events"): publishes committed outbox events to
+ * The outbox relay (docs/events.md "Events"): publishes committed outbox events to
  * RabbitMQ with amqplib, at least once, in `seq` order.
  *
  * - **One active relay** across every gateway instance of a database: each instance runs a
@@ -250,7 +250,7 @@ export const RELAY_BACKOFF_MIN_MS = 200;
 /** Longest backoff, ms. */
 export const RELAY_BACKOFF_MAX_MS = 10_000;
 
-/** The routing key of an event: `<tenant>.<type>` (README "Events"). */
+/** The routing key of an event: `<tenant>.<type>` (docs/events.md "Events"). */
 export function routingKeyOf(e: Pick<OutboxEvent, 'tenant' | 'type'>): string {
   return `${e.tenant}.${e.type}`;
 }

@@ -53,7 +53,7 @@ export interface RenewalConsumerOptions {
 }
 
 /**
- * The plan-renewal consumer (README "Plan-renewal events").
+ * The plan-renewal consumer (docs/events.md "Plan-renewal events").
  *
  * Topology, declared on every (re)connection: the durable topic exchange `AMQP_EXCHANGE`; the
  * durable queue `AMQP_RENEWAL_QUEUE` bound to it with {@link RENEWAL_BINDING_KEY}; the durable

@@ -9,7 +9,7 @@ import { findTenantByName } from '../tenants/tenant.store';
 
 /**
  * The routing-key pattern the renewal queue is bound with on the `AMQP_EXCHANGE` topic exchange
- * (README "Plan-renewal events"): a billing system publishes each renewal with
+ * (docs/events.md "Plan-renewal events"): a billing system publishes each renewal with
  * routing key `<tenant>.billing.plan-renewed`. Deliberately not the gateway's own outbound
  * `<tenant>.plan.renewed` event, so the gateway never consumes what it publishes.
  */
@@ -23,7 +23,7 @@ export const RENEWAL_BINDING_KEY = '*.billing.plan-renewed';
 export const RENEWAL_ACTOR = 'sqs';
 
 /**
- * The JSON payload of a plan-renewal event (README "Plan-renewal events"):
+ * The JSON payload of a plan-renewal event (docs/events.md "Plan-renewal events"):
  * - `eventId`: the producer's unique id of this event, 1-128 characters of `[A-Za-z0-9._:-]`;
  *   the renewal runs once per event id, however often the event is delivered;
  * - `tenant`: the tenant's name (tenants.name), as in the routing key;

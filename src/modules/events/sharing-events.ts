@@ -4,9 +4,9 @@ import { EventType, QuotaReceivedPayload, occurredAt } from './event-catalogue';
 import { NewOutboxEvent } from './outbox.store';
 
 /*
- * The outbox events of quota sharing (README "Events"), built from the rows the sharing
+ * The outbox events of quota sharing (docs/events.md "Events"), built from the rows the sharing
  * services have just written, so that each service records them with one `recordEvents` call in
- * the change's own transaction. Payload shapes: README "Events". Quota integers are in the plan's
+ * the change's own transaction. Payload shapes: docs/events.md "Events". Quota integers are in the plan's
  * unit (`unitMeteringType`: bytes, seconds or credit minor units); times epoch seconds.
  */
 

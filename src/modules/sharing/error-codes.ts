@@ -1,6 +1,6 @@
 /**
  * Quota-sharing `errorCode`s (published values). Where each is produced (CONTRACT §5,
- * README "Quota sharing"):
+ * docs/quota-sharing.md):
  * - 0 no error; 1 a recipient already holding MAX_PLANS_PER_SUBSCRIBER plans (422 with a single
  *   recipient), a member already in the group (409), a recurring donation not found (404);
  * - 2 group owner+name taken (409); 3 owner as member (422) or donor as recipient (per recipient);

@@ -1,6 +1,6 @@
-import { BulkheadTimeoutError, KeyedBulkhead } from '../../lib/bulkhead';
+import { KeyedBulkhead } from '../../lib/bulkhead';
 import { ServiceUnavailableError } from '../../errors';
-import { remainingMs } from '../../lib/request-scope';
+import { DeadlineExceededError } from '../../lib/request-scope';
 
 /**
  * The quota-sharing bulkhead: one write per donor plan or per group at a time holds a
@@ -38,9 +38,11 @@ export class SharingLanes {
   async oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
     if (!this.serialize) return fn();
     try {
-      return await this.bulkhead.run(key, remainingMs(), fn);
+      return await this.bulkhead.run(key, fn);
     } catch (err) {
-      if (err instanceof BulkheadTimeoutError) throw new ServiceUnavailableError('timeout');
+      // The turn did not come in time; any other error (a deadline stop inside `fn` too) travels on.
+      if (err instanceof DeadlineExceededError && err.where === 'bulkhead')
+        throw new ServiceUnavailableError('timeout');
       throw err;
     }
   }

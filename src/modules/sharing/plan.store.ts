@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { KeysetPage, byId, keysetPage } from '../../db/keyset';
 import { forUpdate as lock } from '../../db/knex';
+import { Money } from '../../lib/money';
 import { PlanDefinitionRow, ShareQuotaType, SubscriberPlanRow, UnitMeteringType } from './sharing.rows';
 
 /** SQL of plan definitions and subscriber plans (CONTRACT §5, §9); used only by the plan services. */
@@ -16,7 +17,13 @@ const toDefinition = (r: Record<string, unknown>, prefix = ''): PlanDefinitionRo
   recurring: Boolean(r[`${prefix}recurring`]),
   shareQuotaType: r[`${prefix}share_quota_type`] as ShareQuotaType,
   maxRecipients: num(r[`${prefix}max_recipients`]),
+  price: priceOf(r[`${prefix}price_micros`]),
 });
+
+/** A `price_micros` column as Money; null (not on offer) when the column is null. */
+function priceOf(v: unknown): Money | null {
+  return v === null || v === undefined ? null : Money.fromMicros(v as number | string);
+}
 
 /** A tenant's plan definition by name. */
 export async function findPlanDefinition(
@@ -72,6 +79,7 @@ export async function upsertPlanDefinition(
     recurring: d.recurring,
     share_quota_type: d.shareQuotaType,
     max_recipients: d.maxRecipients,
+    price_micros: d.price?.toDb() ?? null,
   };
   const existing = await findPlanDefinition(db, d.tenantId, d.name);
   if (!existing) {
@@ -84,7 +92,8 @@ export async function upsertPlanDefinition(
     existing.shareable === d.shareable &&
     existing.recurring === d.recurring &&
     existing.shareQuotaType === d.shareQuotaType &&
-    existing.maxRecipients === d.maxRecipients;
+    existing.maxRecipients === d.maxRecipients &&
+    (existing.price === null ? d.price === null : d.price !== null && existing.price.cmp(d.price) === 0);
   if (!same) await db('plan_definitions').where({ id: existing.id }).update(fields);
   return { row: { ...d, id: existing.id }, created: false, changed: !same };
 }
@@ -109,6 +118,7 @@ function planQuery(db: Knex) {
       'd.recurring as d_recurring',
       'd.share_quota_type as d_share_quota_type',
       'd.max_recipients as d_max_recipients',
+      'd.price_micros as d_price_micros',
     );
 }
 
@@ -199,4 +209,43 @@ export async function renewPlan(db: Knex, planId: number, unitAmount: number, no
     });
   // Every row of the plan is of an earlier period now.
   await db('plan_period_recipients').where({ donor_plan_id: planId }).delete();
+}
+
+/**
+ * One keyset page of a tenant's plan definitions on offer in its captive portal (those with a
+ * price), in id order: up to `page.limit + 1` rows in the paging direction (src/db/keyset.ts).
+ */
+export async function listPricedPlanDefinitions(
+  db: Knex,
+  tenantId: number,
+  page: KeysetPage<number>,
+): Promise<PlanDefinitionRow[]> {
+  const q = db('plan_definitions').select('*').where({ tenant_id: tenantId }).whereNotNull('price_micros');
+  return (await keysetPage(q, page, byId(), 'asc')).map((r) => toDefinition(r));
+}
+
+/** How many plans a subscriber holds (the MAX_PLANS_PER_SUBSCRIBER check of a purchase). */
+export async function countSubscriberPlans(db: Knex, tenantId: number, msisdn: string): Promise<number> {
+  const r = await db('subscriber_plans').where({ tenant_id: tenantId, msisdn }).count({ n: '*' }).first();
+  return num(r?.n ?? 0);
+}
+
+/**
+ * Inserts a new subscriber plan (id assigned by the database) in its first period: `remaining`
+ * in the plan unit, renewed at `nowMs`. Returns its id (the plan id, `donorPlanId`).
+ */
+export async function insertSubscriberPlan(
+  db: Knex,
+  p: { tenantId: number; msisdn: string; planDefinitionId: number; remaining: number },
+  nowMs: number,
+): Promise<number> {
+  const [id] = await db('subscriber_plans').insert({
+    tenant_id: p.tenantId,
+    msisdn: p.msisdn,
+    plan_definition_id: p.planDefinitionId,
+    remaining: p.remaining,
+    period: 1,
+    renewed_at: nowMs,
+  });
+  return num(id);
 }

@@ -2,7 +2,8 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { DomainError } from '../../errors';
 import { NodeInterface, globalId } from '../../graphql/node';
 import { connectionTypes } from '../../graphql/relay';
-import { DateTimeScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import { DateTimeScalar, DecimalScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
+import type { Money } from '../../lib/money';
 import { userErrorType } from '../../graphql/payload';
 import { QuotaType, UnitMeteringType } from './sharing.enums';
 import { PlanDefinitionRow, SubscriberPlanRow } from './sharing.rows';
@@ -44,6 +45,12 @@ export class PlanDefinitionType {
   shareQuotaType!: QuotaType;
   @Field(() => Int, { description: 'Distinct recipients allowed per period (a count).' })
   maxRecipients!: number;
+  @Field(() => DecimalScalar, {
+    nullable: true,
+    description:
+      "Price in the subscriber's currency (exact decimal) at which the captive portal offers this plan; null: not on offer.",
+  })
+  price!: Money | null;
 }
 
 /** GraphQL view of a subscriber plan (`donorPlanId`). */
@@ -82,6 +89,7 @@ export function planDefinitionView(d: PlanDefinitionRow): PlanDefinitionType {
     recurring: d.recurring,
     shareQuotaType: d.shareQuotaType as QuotaType,
     maxRecipients: d.maxRecipients,
+    price: d.price,
   };
 }
 
@@ -127,6 +135,12 @@ export class PlanDefinitionInputType {
   shareQuotaType!: QuotaType;
   @Field(() => Int, { nullable: true, description: 'Distinct recipients per period, 1-1000 (absent: 5).' })
   maxRecipients?: number | null;
+  @Field(() => DecimalScalar, {
+    nullable: true,
+    description:
+      "Price in the subscriber's currency (exact decimal, not negative) at which the captive portal offers the plan; absent or null: not on offer (an update without it withdraws the offer).",
+  })
+  price?: Money | null;
 }
 
 /** ADMIN: a subscriber plan to create or update by its plan id. */

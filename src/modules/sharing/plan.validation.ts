@@ -1,4 +1,5 @@
 import { BadUserInputError } from '../../errors';
+import { Money } from '../../lib/money';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { PlanDefinitionRow, ShareQuotaType } from './sharing.rows';
 
@@ -11,6 +12,11 @@ export interface PlanDefinitionInput {
   recurring: boolean;
   shareQuotaType: string;
   maxRecipients?: number | null;
+  /**
+   * The portal price (a decimal string or Money in the subscriber's currency, not negative);
+   * absent or null: the definition is not on offer (docs/portal.md).
+   */
+  price?: string | Money | null;
 }
 
 /** ADMIN input of a subscriber plan (CONTRACT §9): `remaining` in the plan's unit. */
@@ -25,7 +31,8 @@ export interface SubscriberPlanInput {
 export const MAX_PLAN_ID = 2_147_483_647;
 
 /**
- * Checks a plan definition; returns it with the default `maxRecipients` (5).
+ * Checks a plan definition; returns it with the default `maxRecipients` (5) and its `price` as
+ * Money (null when absent).
  * @throws BadUserInputError naming each offending field.
  */
 export function validatePlanDefinition(
@@ -43,6 +50,10 @@ export function validatePlanDefinition(
   const maxRecipients = input.maxRecipients ?? 5;
   if (!Number.isInteger(maxRecipients) || maxRecipients < 1 || maxRecipients > 1000)
     fields.push({ field: 'maxRecipients', description: '1-1000' });
+  const price = input.price ?? null;
+  const priceOk = price === null || (price instanceof Money ? !price.isNegative() : Money.isValid(price));
+  if (!priceOk)
+    fields.push({ field: 'price', description: 'non-negative decimal, at most 6 fractional digits' });
   if (fields.length) throw new BadUserInputError(`invalid plan definition: ${fields[0].field}`, fields);
   return {
     name: input.name,
@@ -52,6 +63,7 @@ export function validatePlanDefinition(
     recurring: input.recurring,
     shareQuotaType: input.shareQuotaType as ShareQuotaType,
     maxRecipients,
+    price: price === null ? null : price instanceof Money ? price : Money.parse(price as string),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { Money } from '../../lib/money';
+
 /** Rows of quota sharing (CONTRACT §5) as the stores return them; shared by the noun services, resolvers and REST views. */
 
 /** How a plan's quota is counted (CONTRACT §5): bytes, seconds or credit minor units. */
@@ -5,7 +7,11 @@ export type UnitMeteringType = 'volume' | 'time' | 'credit';
 /** How a plan's quota is shared: absolute amounts or shares of 10^7. */
 export type ShareQuotaType = 'amount' | 'share';
 
-/** A plan definition (CONTRACT §5). `unitAmount` is granted per period. */
+/**
+ * A plan definition (CONTRACT §5). `unitAmount` is granted per period. `price` (exact, in the
+ * subscriber's currency) puts it on offer in its tenant's captive portal (docs/portal.md); null:
+ * not offered.
+ */
 export interface PlanDefinitionRow {
   id: number;
   tenantId: number;
@@ -16,6 +22,7 @@ export interface PlanDefinitionRow {
   recurring: boolean;
   shareQuotaType: ShareQuotaType;
   maxRecipients: number;
+  price: Money | null;
 }
 
 /** A subscriber's instance of a plan (`donorPlanId`), with what remains of its current period. */

@@ -1,18 +1,41 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Knex } from 'knex';
-import { groupedWrite } from '../../db/knex';
+import { groupedWrite, retryingTransaction } from '../../db/knex';
 import { Clock, epochSeconds } from '../../lib/clock';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { BadUserInputError } from '../../errors';
-import { findToken, insertToken, revokeToken } from './token.store';
+import { Logger } from '../../logger';
+import { CdrActor, CdrRecorder, TokenCdr } from '../cdrs/cdr.recorder';
+import { TokenTx } from '../cdrs/cdr.layouts';
+import {
+  TokenRow,
+  findToken,
+  findTokenByHash,
+  insertToken,
+  markExpiryRecorded,
+  revokeToken,
+} from './token.store';
 
 /** The grant type the token endpoint accepts (CONTRACT §3). */
 export const CLIENT_CREDENTIALS = 'client_credentials';
 
-/** Who is asking: the authenticated API client and its tenant. */
+/** Who is asking: the authenticated API client and its tenant (`actor`, its username, names it in token CDRs). */
 export interface TokenCaller {
   clientId: number;
   tenantId: number;
+  actor?: string;
+}
+
+/** The actor of the token CDRs of a portal link opened or a subscriber's Bearer credential. */
+export const PORTAL_ACTOR = 'portal';
+
+/** A token that is active now, as a subscriber credential: its tenant and subscriber. */
+export interface ActiveToken {
+  tenantId: number;
+  msisdn: string;
+  tokenHash: string;
+  /** Expiry, epoch seconds. */
+  expiresAtSeconds: number;
 }
 
 /** An issued token (CONTRACT §3): `expiresIn` in seconds. */
@@ -48,11 +71,17 @@ function emptyToken(): BadUserInputError {
  * stored as a SHA-256 hash and scoped to the issuing client's tenant.
  */
 export class TokenService {
+  private readonly cdrs: CdrRecorder;
+
+  /** `logger` reports token CDRs that could not be written (the operation still answers). */
   constructor(
     private readonly db: Knex,
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
-  ) {}
+    private readonly logger?: Logger,
+  ) {
+    this.cdrs = new CdrRecorder(clock);
+  }
 
   /**
    * Issues a token for the subscriber `clientId` (an MSISDN, optional `+`). The legacy REST rows
@@ -60,9 +89,9 @@ export class TokenService {
    * (src/rest/token-input.ts). The token row is durable when this resolves; on SQLite it shares a
    * COMMIT with the writes of the same event-loop turn ({@link groupedWrite}): one fsync for many tokens.
    * @throws BadUserInputError on `grantType` when it is not `client_credentials`, on `clientId`
-   *   when it is not an MSISDN; a database error or DatabaseTimeoutError when the row could not
-   *   be written in time (the REST layer's 503: a retry issues a new token, and a row written
-   *   without an answer is a token nobody holds).
+   *   when it is not an MSISDN; a database error, DatabaseTimeoutError or DeadlineExceededError
+   *   when the row could not be written in time (the REST layer's 503: a retry issues a new
+   *   token, and a row written without an answer is a token nobody holds).
    */
   async issue(caller: TokenCaller, grantType: string, clientId: string): Promise<IssuedToken> {
     if (grantType !== CLIENT_CREDENTIALS)
@@ -76,16 +105,30 @@ export class TokenService {
       ]);
     const accessToken = randomBytes(32).toString('base64url');
     const nowMs = this.clock.nowMs();
-    await groupedWrite(this.db, (db) =>
-      insertToken(db, {
-        tenantId: caller.tenantId,
-        tokenHash: hashToken(accessToken),
-        msisdn,
-        apiClientId: caller.clientId,
-        issuedAt: nowMs,
-        expiresAtSeconds: Math.floor(nowMs / 1000) + this.ttlSeconds,
-      }),
-    );
+    const tokenHash = hashToken(accessToken);
+    const create = (status: TokenCdr['status']): TokenCdr => ({
+      transaction: TokenTx.CREATE,
+      status,
+      tokenHash,
+      msisdn,
+    });
+    try {
+      // The token row and its CDR "create" commit together (on SQLite in a shared COMMIT).
+      await retryingTransaction(this.db, async (trx) => {
+        await insertToken(trx, {
+          tenantId: caller.tenantId,
+          tokenHash,
+          msisdn,
+          apiClientId: caller.clientId,
+          issuedAt: nowMs,
+          expiresAtSeconds: Math.floor(nowMs / 1000) + this.ttlSeconds,
+        });
+        await this.cdrs.token(trx, caller, create('successful'));
+      });
+    } catch (err) {
+      await this.recordAside(caller, create('error'));
+      throw err;
+    }
     return { accessToken, tokenType: 'bearer', expiresIn: this.ttlSeconds };
   }
 
@@ -96,9 +139,21 @@ export class TokenService {
    */
   async introspect(caller: TokenCaller, token: string): Promise<TokenIntrospection> {
     if (token === '') throw emptyToken();
-    const row = await findToken(this.db, caller.tenantId, hashToken(token));
-    if (!row || row.revokedAt !== null || epochSeconds(this.clock) >= row.expiresAtSeconds)
-      return { active: false };
+    const tokenHash = hashToken(token);
+    let row;
+    try {
+      row = await findToken(this.db, caller.tenantId, tokenHash);
+    } catch (err) {
+      await this.recordAside(caller, {
+        transaction: TokenTx.VALIDATE,
+        status: 'error',
+        tokenHash,
+        msisdn: null,
+      });
+      throw err;
+    }
+    const active = await this.validated(caller, tokenHash, row);
+    if (!row || !active) return { active: false };
     return {
       active: true,
       clientId: row.msisdn,
@@ -109,11 +164,82 @@ export class TokenService {
   }
 
   /**
+   * Validates a raw token presented as a subscriber credential: a portal link opened
+   * (`recordValidation`: its token CDR "validate", actor `portal`) or an `authorization: Bearer`
+   * header on /graphql (no validate CDR: one per request would bury the link's). The token's
+   * tenant is the one that issued it. Either way the first validation that finds it expired
+   * writes its CDR "expire". Returns the token when active (known, not revoked, `now < expiry`),
+   * else null.
+   * @throws a database error or DatabaseTimeoutError (the portal's 503; nothing was validated).
+   */
+  async activeToken(token: string, recordValidation: boolean): Promise<ActiveToken | null> {
+    if (token === '' || token.length > 512) return null;
+    const tokenHash = hashToken(token);
+    const row = await findTokenByHash(this.db, tokenHash);
+    const actor: CdrActor = { tenantId: row?.tenantId ?? 0, actor: PORTAL_ACTOR };
+    const active = row ? await this.validated(actor, tokenHash, row, recordValidation) : false;
+    if (!row || !active) return null;
+    return { tenantId: row.tenantId, msisdn: row.msisdn, tokenHash, expiresAtSeconds: row.expiresAtSeconds };
+  }
+
+  /**
+   * Whether `row` (the token found by `tokenHash`, or undefined) is active now; records its CDR
+   * "validate" (unless `record` is false) and, the first time it is found expired, its CDR
+   * "expire". A CDR that cannot be written is logged; the answer stands.
+   */
+  private async validated(
+    actor: CdrActor,
+    tokenHash: string,
+    row: TokenRow | undefined,
+    record = true,
+  ): Promise<boolean> {
+    const expired = row !== undefined && epochSeconds(this.clock) >= row.expiresAtSeconds;
+    const active = row !== undefined && row.revokedAt === null && !expired;
+    const writes: Promise<unknown>[] = [];
+    if (record)
+      writes.push(
+        this.recordAside(actor, {
+          transaction: TokenTx.VALIDATE,
+          status: active ? 'successful' : 'validation_failed',
+          tokenHash,
+          msisdn: row?.msisdn ?? null,
+        }),
+      );
+    if (row && expired && row.revokedAt === null)
+      writes.push(
+        retryingTransaction(this.db, async (trx) => {
+          if (!(await markExpiryRecorded(trx, tokenHash, this.clock.nowMs()))) return;
+          const at = { tenantId: row.tenantId, actor: actor.actor };
+          await this.cdrs.token(trx, at, {
+            transaction: TokenTx.EXPIRE,
+            status: 'successful',
+            tokenHash,
+            msisdn: row.msisdn,
+          });
+        }).catch((err: unknown) => this.logger?.error({ err }, 'token CDR expire not written')),
+      );
+    await Promise.all(writes);
+    return active;
+  }
+
+  /**
+   * Writes one token CDR in a statement of its own (sharing a COMMIT on SQLite); a failure is
+   * logged, never thrown. A CDR without a tenant (an unknown token opened as a portal link) is
+   * not written: every CDR belongs to a tenant.
+   */
+  private async recordAside(actor: CdrActor, c: TokenCdr): Promise<void> {
+    if (actor.tenantId === 0) return;
+    await groupedWrite(this.db, (db) => this.cdrs.token(db, actor, c)).catch((err: unknown) =>
+      this.logger?.error({ err, transaction: c.transaction }, 'token CDR not written'),
+    );
+  }
+
+  /**
    * Revokes a token of the caller's tenant (RFC 7009: revoking an unknown or already revoked
    * token succeeds). Returns `true` always, once the revocation is durable (on SQLite sharing a
    * COMMIT, see {@link issue}).
    * @throws BadUserInputError on `token` for an empty token; a database error or
-   *   DatabaseTimeoutError (503; revoking again is safe).
+   *   DatabaseTimeoutError or DeadlineExceededError (503; revoking again is safe).
    */
   async revoke(caller: TokenCaller, token: string): Promise<true> {
     if (token === '') throw emptyToken();

@@ -50,7 +50,7 @@ interface TokenSqlRow {
 /**
  * Finds a token of the tenant by hash (revoked or expired ones included), with its issuer's
  * username. A prepared statement on both dialects (parsed once, not per call); `db` may be a transaction.
- * @throws the driver's error or DatabaseTimeoutError (see src/db/knex.ts).
+ * @throws the driver's error, DatabaseTimeoutError or DeadlineExceededError (see src/db/bound-client.ts).
  */
 export async function findToken(
   db: Knex,
@@ -82,5 +82,47 @@ export async function revokeToken(
     .where({ token_hash: tokenHash, tenant_id: tenantId })
     .whereNull('revoked_at')
     .update({ revoked_at: nowMs });
+  return n > 0;
+}
+
+/**
+ * Finds a token by hash in any tenant (the hash is unique across tenants): how a raw token
+ * presented as a subscriber credential (a portal link, `authorization: Bearer`) finds its tenant.
+ * @throws the driver's error or DatabaseTimeoutError (see src/db/knex.ts).
+ */
+export async function findTokenByHash(db: Knex, tokenHash: string): Promise<TokenRow | undefined> {
+  const r = (await db('tokens')
+    .select(
+      'tenant_id',
+      'token_hash',
+      'msisdn',
+      'api_client_id',
+      'issued_at',
+      'expires_at_seconds',
+      'revoked_at',
+    )
+    .where({ token_hash: tokenHash })
+    .first()) as TokenSqlRow | undefined;
+  if (!r) return undefined;
+  return {
+    tenantId: Number(r.tenant_id),
+    tokenHash: r.token_hash,
+    msisdn: r.msisdn,
+    apiClientId: Number(r.api_client_id),
+    issuedAt: Number(r.issued_at),
+    expiresAtSeconds: Number(r.expires_at_seconds),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+  };
+}
+
+/**
+ * Marks an expired token's expiry as recorded; true for the one caller that marked it (so its
+ * token CDR "expire" is written once, whatever the number of validations finding it expired).
+ */
+export async function markExpiryRecorded(db: Knex, tokenHash: string, nowMs: number): Promise<boolean> {
+  const n = await db('tokens')
+    .where({ token_hash: tokenHash })
+    .whereNull('expiry_recorded_at')
+    .update({ expiry_recorded_at: nowMs });
   return n > 0;
 }
