@@ -25,6 +25,7 @@ import { GatewayMetrics, createMetrics, instrumentServices } from './metrics';
 import { OutboxRelay } from './modules/events/relay';
 import { RenewalConsumer } from './modules/events/renewal-consumer';
 import { RenewalEventService } from './modules/events/renewal-events';
+import { portalRouter } from './portal/router';
 import { Services, createServices } from './services';
 
 /** What the app needs from the process. */
@@ -77,8 +78,9 @@ export interface GatewayApp {
  * Builds the gateway: the services, then the Koa application's parts in the order a request
  * meets them: the entry (request id → access log → error guard → in-flight count → duration
  * metrics, and the exact REST rows, admitted there) → probes and documents (never shed) →
- * explorer → admission (shedding and deadline) → /graphql → not-found → REST rows with path
- * parameters; then the WebSocket endpoint, attached to the HTTP server by the caller.
+ * explorer → admission (shedding and deadline) → /graphql → the captive portal (/portal) →
+ * not-found → REST rows with path parameters; then the WebSocket endpoint, attached to the HTTP
+ * server by the caller.
  */
 export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
@@ -123,6 +125,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   );
   koa.use((ctx, next) => admit(ctx, () => next()));
   koa.use(graphqlRouter(apollo, makeContext, config.graphqlTimeoutMs).routes());
+  koa.use(portalRouter(services));
   koa.use(notFound());
   mountRest(koa, rest);
 
