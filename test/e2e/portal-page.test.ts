@@ -19,6 +19,8 @@ interface Fake {
   graphql: { query: string; variables: Record<string, unknown>; authorization?: string }[];
   /** Answers the next purchasePlan requests with 503 this many times. */
   failPurchases: number;
+  /** Then answers IDEMPOTENCY_KEY_IN_USE (the first send still running) this many times. */
+  inUse: number;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,7 @@ async function startFake(): Promise<Fake> {
   };
   const plans: Record<string, unknown>[] = [];
   let balance = '10.00';
-  const fake = { graphql: [], failPurchases: 0 } as unknown as Fake;
+  const fake = { graphql: [], failPurchases: 0, inUse: 0 } as unknown as Fake;
   const koa = new Koa();
   koa.use(portalRouter(services));
   koa.use(async (ctx, next) => {
@@ -49,6 +51,19 @@ async function startFake(): Promise<Fake> {
         fake.failPurchases--;
         ctx.status = 503;
         ctx.body = { errors: [{ message: 'down', extensions: { code: 'SERVICE_UNAVAILABLE' } }] };
+        return;
+      }
+      if (fake.inUse > 0) {
+        fake.inUse--;
+        ctx.body = {
+          data: {
+            purchasePlan: {
+              plan: null,
+              balance: null,
+              userErrors: [{ code: 'IDEMPOTENCY_KEY_IN_USE', message: 'x' }],
+            },
+          },
+        };
         return;
       }
       await new Promise((r) => setTimeout(r, 150));
@@ -245,7 +260,7 @@ describeBrowser('portal page script in chromium (fake /graphql)', () => {
     await fake?.close();
   });
 
-  it('shows the account, buys once on a double click, retries with the same key, shows refusals', async () => {
+  it('shows the account, buys once on a double click, sends an attempt again with its key, shows refusals', async () => {
     const page = await browser.newPage({ viewport: { width: 720, height: 760 } });
     const violations: string[] = [];
     page.on('console', (m) => {
@@ -263,13 +278,15 @@ describeBrowser('portal page script in chromium (fake /graphql)', () => {
     expect(fake.graphql[0].authorization).toBe(`Bearer ${GOOD}`);
     expect(await seriousViolations(page)).toEqual([]);
 
-    // The first two sends of the attempt fail (503): the third, with the same key, succeeds.
+    // The first two sends of the attempt fail (503), the third finds the attempt still running:
+    // the fourth, with the same key, succeeds.
     fake.failPurchases = 2;
+    fake.inUse = 1;
     fake.graphql.length = 0;
     await page.dblclick('button[data-plan-definition-id="1"]');
     await page.waitForSelector('#plans .plan');
     const purchases = fake.graphql.filter((r) => r.query.includes('purchasePlan'));
-    expect(purchases).toHaveLength(3);
+    expect(purchases).toHaveLength(4);
     const keys = new Set(
       purchases.map((r) => (r.variables.input as { idempotencyKey: string }).idempotencyKey),
     );

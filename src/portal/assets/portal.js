@@ -30,8 +30,10 @@
   var PURCHASE_MUTATION =
     'mutation PortalPurchase($input: PurchasePlanInput!) { purchasePlan(input: $input) { ' +
     'plan { id planId name } balance userErrors { code message } } }';
-  /** Attempts of one purchase sent again, with the same key, when the network failed. */
-  var SEND_TRIES = 3;
+  /** Sends of one purchase attempt at most, all with its key (after a network failure or IDEMPOTENCY_KEY_IN_USE). */
+  var SEND_TRIES = 4;
+  /** Milliseconds between two sends of one attempt. */
+  var RETRY_MS = 500;
 
   /** The subscriber's currency, from the last `me` answer (credit plans are counted in its minor units). */
   var currency = null;
@@ -249,16 +251,39 @@
       .join('');
   }
 
-  /** Sends one purchase attempt, again with the same key after a network failure (up to SEND_TRIES times). */
-  function send(input, triesLeft) {
-    return graphql(PURCHASE_MUTATION, { input: input }).catch(function (err) {
-      if (!(err instanceof NetworkFailure) || triesLeft <= 1) throw err;
-      return new Promise(function (resolve) {
-        setTimeout(resolve, 500);
-      }).then(function () {
-        return send(input, triesLeft - 1);
-      });
+  /** Waits `ms` milliseconds. */
+  function pause(ms) {
+    return new Promise(function (resolve) {
+      setTimeout(resolve, ms);
     });
+  }
+
+  /** The first refusal code of a purchasePlan payload, or null. */
+  function refusalOf(data) {
+    var errors = data.purchasePlan.userErrors;
+    return errors && errors.length ? errors[0].code : null;
+  }
+
+  /**
+   * Sends one purchase attempt, and sends it again with the same key (up to SEND_TRIES times in
+   * all) after a network failure, or while the gateway answers IDEMPOTENCY_KEY_IN_USE (the first
+   * send of the attempt is still running: the same key then answers its result).
+   */
+  function send(input, triesLeft) {
+    return graphql(PURCHASE_MUTATION, { input: input }).then(
+      function (data) {
+        if (refusalOf(data) !== 'IDEMPOTENCY_KEY_IN_USE' || triesLeft <= 1) return data;
+        return pause(RETRY_MS).then(function () {
+          return send(input, triesLeft - 1);
+        });
+      },
+      function (err) {
+        if (!(err instanceof NetworkFailure) || triesLeft <= 1) throw err;
+        return pause(RETRY_MS).then(function () {
+          return send(input, triesLeft - 1);
+        });
+      },
+    );
   }
 
   function purchase(offer, button) {
@@ -272,10 +297,12 @@
     pendingKeys[id] = key;
     send({ planDefinitionId: id, idempotencyKey: key }, SEND_TRIES)
       .then(function (data) {
-        delete pendingKeys[id];
         var payload = data.purchasePlan;
-        if (payload.userErrors && payload.userErrors.length) {
-          notify(t('error.' + payload.userErrors[0].code), 'error');
+        var refusal = refusalOf(data);
+        // Still running after every try: the attempt keeps its key, so the next click asks again for its result.
+        if (refusal !== 'IDEMPOTENCY_KEY_IN_USE') delete pendingKeys[id];
+        if (refusal) {
+          notify(t('error.' + refusal), 'error');
           return;
         }
         return load().then(function () {
