@@ -4,6 +4,7 @@ import { RETRY_AFTER_SECONDS } from '../errors';
 import { LATE, LateWatch } from '../lib/late-watch';
 import { runInRequestScope, setRequestDeadline } from '../lib/request-scope';
 import { Logger } from '../logger';
+import { redactPortalPath } from '../portal/redact';
 import { GatewayMetrics } from '../metrics';
 import { sendBody } from '../rest/respond';
 
@@ -60,7 +61,8 @@ export function requestDeadlines(config: Config, metrics: GatewayMetrics, logger
         if (outcome !== LATE) return;
         metrics.deadlineExceeded.inc();
         work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
-        logger.error({ path }, 'request outlived its deadline');
+        // Never a portal link's access token (a credential): its path segment is redacted.
+        logger.error({ path: redactPortalPath(path) }, 'request outlived its deadline');
         if (rating) sendBody(ctx, 200, { returnCode: 5000 });
         else {
           ctx.set('retry-after', String(RETRY_AFTER_SECONDS));

@@ -3,6 +3,10 @@ import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { Browser, Page, chromium } from 'playwright-core';
+import { loadConfig } from '../../src/config';
+import { requestDeadlines } from '../../src/http/deadline';
+import { createLogger } from '../../src/logger';
+import { GatewayMetrics } from '../../src/metrics';
 import { PortalPageServices, portalRouter, PORTAL_CSP } from '../../src/portal/router';
 
 /**
@@ -235,6 +239,42 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+describe('portal link in a log line', () => {
+  it('a portal request that outlived its deadline is logged without its token', async () => {
+    const lines: string[] = [];
+    const deadlines = requestDeadlines(
+      loadConfig({ REQUEST_TIMEOUT_MS: '100', LOG_LEVEL: 'silent' }),
+      { deadlineExceeded: { inc: () => undefined } } as unknown as GatewayMetrics,
+      createLogger('info', { write: (line: string) => lines.push(line) }),
+    );
+    const koa = new Koa();
+    // A request whose work never ends: the safety net answers and logs it.
+    koa.use((ctx) =>
+      deadlines(
+        ctx,
+        () => new Promise(() => undefined),
+        () => undefined,
+      ),
+    );
+    const server = http.createServer(koa.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/portal/${GOOD}?lang=es`,
+      );
+      expect(res.status).toBe(503);
+      const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logged).toContainEqual(
+        expect.objectContaining({ path: '/portal/:token', msg: 'request outlived its deadline' }),
+      );
+      expect(lines.join('')).not.toContain(GOOD);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }, 10_000);
+});
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
