@@ -199,7 +199,7 @@ describe('one REST charge is one trace at an OTLP/HTTP receiver (the built gatew
     const statements = await waitFor(
       () => {
         const found = ofTrace().filter((s) => s.kind === SPAN_KIND.CLIENT && attr(s, 'db.system'));
-        return found.some((s) => /^\s*update/i.test(String(attr(s, 'db.statement')))) && found;
+        return found.some((s) => /^\s*update/i.test(String(attr(s, 'db.statement')))) ? found : undefined;
       },
       { what: 'statement spans including the balance update', detail: describeSpans },
     );

@@ -157,19 +157,21 @@ export class OutboxRelay {
    */
   private async publish(channel: ConfirmChannel, events: readonly OutboxEvent[]): Promise<void> {
     const spans = publishSpans(this.config.exchange, events, routingKeyOf);
-    events.forEach((e, i) =>
-      channel.publish(this.config.exchange, routingKeyOf(e), Buffer.from(JSON.stringify(e.payload)), {
-        persistent: true,
-        messageId: e.eventId,
-        type: e.type,
-        contentType: 'application/json',
-        timestamp: Math.floor(e.createdAtMs / 1000),
-        appId: 'subscriber-gateway',
-        headers: { tenant: e.tenant, subject: e.subject, seq: e.seq, ...spans?.headers[i] },
-      }),
-    );
-    const confirmed = withTimeout(channel.waitForConfirms(), this.config.timeoutMs, 'publisher confirms');
-    await (spans ? spans.settle(confirmed) : confirmed);
+    const sent = async (): Promise<void> => {
+      events.forEach((e, i) =>
+        channel.publish(this.config.exchange, routingKeyOf(e), Buffer.from(JSON.stringify(e.payload)), {
+          persistent: true,
+          messageId: e.eventId,
+          type: e.type,
+          contentType: 'application/json',
+          timestamp: Math.floor(e.createdAtMs / 1000),
+          appId: 'subscriber-gateway',
+          headers: { tenant: e.tenant, subject: e.subject, seq: e.seq, ...spans?.headers[i] },
+        }),
+      );
+      await withTimeout(channel.waitForConfirms(), this.config.timeoutMs, 'publisher confirms');
+    };
+    await (spans ? spans.settle(sent()) : sent());
   }
 
   /** The open confirm channel, or a new connection, channel and the exchange declared (AMQP_TIMEOUT_MS). */
