@@ -229,6 +229,30 @@ describe('one REST charge is one trace at an OTLP/HTTP receiver (the built gatew
     });
     expect(traced[0].span_id).toMatch(/^[0-9a-f]{16}$/);
   });
+
+  it('gives a /graphql operation its span under the server span', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Basic ' + Buffer.from('demo:demo-password').toString('base64'),
+        tenant: 'demo',
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+      body: JSON.stringify({ query: 'query Ping { __typename }' }),
+    });
+    expect(res.status).toBe(200);
+    const ofTrace = () => receiver.spans.filter((s) => s.traceId === traceId);
+    const server = await waitFor(() => ofTrace().find((s) => s.kind === SPAN_KIND.SERVER), {
+      what: 'the HTTP server span of /graphql',
+    });
+    const operation = await waitFor(() => ofTrace().find((s) => s.name === 'query Ping'), {
+      what: 'the operation span of /graphql',
+    });
+    expect(operation.parentSpanId).toBe(server.spanId);
+    expect(attr(operation, 'graphql.operation.name')).toBe('Ping');
+  });
 });
 
 describe('tracing off unless the OTEL_* variables ask for it', () => {
