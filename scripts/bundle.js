@@ -35,6 +35,9 @@ const EXTERNAL = [
   'tedious',
   'mariadb',
   'class-validator',
+  // the OpenTelemetry SDK, loaded only when the OTEL_* variables ask for traces (src/lib/tracing.ts)
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/instrumentation-http',
 ];
 
 /** Bundles dist/src/server.js into dist/gateway.js (its exports are server.ts's). */

@@ -1,6 +1,7 @@
 import { format } from 'node:util';
 import pino from 'pino';
 import { currentScope, runWithLogFields } from './lib/request-scope';
+import { activeTraceFields } from './lib/tracing';
 
 /** The structured logger type used everywhere (pino). */
 export type Logger = pino.Logger;
@@ -37,12 +38,15 @@ export function requestLogFields(): RequestLogFields | undefined {
 
 /**
  * The running request's log fields as a new plain object (getters read now; pino merges the
- * line's own fields into it), or an empty one outside a request.
+ * line's own fields into it), or an empty one outside a request; with tracing on, also
+ * `trace_id` and `span_id` of the active span (docs/platform-tracing.md "Tracing").
  */
 function requestMixin(): object {
   const log = currentScope()?.log;
-  if (!log) return {};
-  return { requestId: log.requestId, route: log.route, client: log.client, tenant: log.tenant };
+  const traced = activeTraceFields();
+  if (!log) return traced ?? {};
+  const fields = { requestId: log.requestId, route: log.route, client: log.client, tenant: log.tenant };
+  return traced ? Object.assign(fields, traced) : fields;
 }
 
 /**

@@ -9,10 +9,15 @@
  * compiled tree, the server runs from it, compiled from V8's code cache
  * `dist/gateway.js.<hash>.cache` (written after the first start that finds none, and by the build). Without the bundle (e.g.
  * after a plain `tsc`) the same code runs from the compiled modules.
+ *
+ * Tracing: when the OTEL_* variables ask for traces, the OpenTelemetry SDK starts here, before
+ * the bundle (or the compiled server) loads `node:http`, so that its HTTP server
+ * instrumentation is in place (src/lib/tracing.ts; docs/platform-tracing.md "Tracing").
  */
 import path from 'node:path';
 import { loadBundle } from './lib/bundle';
 import { DEFAULT_HEAP_MODE, HEAP_MODES, HeapMode, applyHeapMode } from './lib/heap';
+import { startTracing } from './lib/tracing';
 
 if (require.main === module) {
   // V8 refuses a code cache made under other V8 flags, and the cache is made after start-up:
@@ -23,6 +28,7 @@ if (require.main === module) {
   const flags = (HEAP_MODES as readonly string[]).includes(heapMode)
     ? applyHeapMode(heapMode as HeapMode)
     : [];
+  startTracing();
   const dist = path.join(__dirname, '..');
   const bundle = loadBundle<typeof import('./server')>(
     path.join(dist, 'gateway.js'),

@@ -17,6 +17,7 @@ import { createKnex, maintenanceLimits } from './db/knex';
 import { migrateLatest } from './db/migrations';
 import { systemClock } from './lib/clock';
 import { applyHeapMode } from './lib/heap';
+import { startTracing, stopTracing } from './lib/tracing';
 import { Logger, createLogger, routeConsoleToLogger } from './logger';
 import { countTenants, findTenantByName } from './modules/tenants/tenant.store';
 import { VERSION } from './version';
@@ -280,22 +281,27 @@ export async function main(): Promise<void> {
 }
 
 /**
- * Serves until SIGTERM or SIGINT, then shuts down gracefully and exits 0 (docs/contract.md §8: SIGTERM
- * drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
+ * Serves until SIGTERM or SIGINT, then shuts down gracefully (the spans not yet exported are
+ * flushed) and exits 0 (docs/contract.md §8: SIGTERM drains in-flight requests and exits 0). Used by `npm start` and the CLI's `serve`.
  */
 export async function runGateway(config: Config): Promise<void> {
   applyHeapMode(config.heapMode);
+  startTracing(); // already started by src/main.ts; the CLI's `serve` starts it here
+
   const logger = createLogger(config.logLevel);
   routeConsoleToLogger(logger);
   const gateway = await serve(config, logger);
   const onSignal = (signal: NodeJS.Signals) => {
-    gateway.shutdown(signal).then(
-      () => logger.flush(() => process.exit(0)),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        logger.flush(() => process.exit(1));
-      },
-    );
+    gateway
+      .shutdown(signal)
+      .then(() => stopTracing())
+      .then(
+        () => logger.flush(() => process.exit(0)),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          logger.flush(() => process.exit(1));
+        },
+      );
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { DbLimits } from '../config/defaults';
 import { DatabaseTimeoutError } from '../errors';
 import { DeadlineExceededError, beforeDeadline, remainingMs } from '../lib/request-scope';
+import { SpanKind, settleSpan, startChildSpan, tracingActive } from '../lib/tracing';
 import type { Dialect } from './dialect';
 import { executePrepared, wantsPrepared } from './mysql';
 import { beginImmediateOnRequest } from './sqlite';
@@ -77,7 +78,8 @@ export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
  * Replaces `_query`, the one method every statement passes through on its way to the driver
  * (builders, raw queries, knex's own BEGIN/COMMIT/ROLLBACK and savepoints, ./prepared.ts), with
  * {@link boundStatement} around knex's own (or, for a prepared statement on MySQL, around
- * `executePrepared`: knex has no prepared statements of its own).
+ * `executePrepared`: knex has no prepared statements of its own). With tracing on, each
+ * statement sent within a traced request is a client span (docs/platform-tracing.md "Tracing").
  */
 function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect, limits: DbLimits): void {
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;
@@ -85,8 +87,24 @@ function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect,
     const prepared = dialect === 'mysql' && wantsPrepared(obj);
     const run = (): Promise<unknown> =>
       prepared ? executePrepared(connection, obj) : base.call(this, connection, obj);
-    return boundStatement(connection, obj, run, dialect, limits);
+    const sent = (): Promise<unknown> => boundStatement(connection, obj, run, dialect, limits);
+    const span = tracingActive() ? startChildSpan(...statementSpan(dialect, obj)) : undefined;
+    return span ? settleSpan(span, sent()) : sent();
   };
+}
+
+/**
+ * The span of one statement: named by its first SQL word and the dialect, `db.system` `sqlite` or
+ * `mysql`, `db.statement` the SQL as knex sends it (placeholders, never the bound values).
+ */
+function statementSpan(dialect: Dialect, obj: unknown): Parameters<typeof startChildSpan> {
+  const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
+  const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SQL';
+  return [
+    `${operation} ${dialect}`,
+    { 'db.system': dialect, 'db.statement': sql, 'db.operation': operation },
+    SpanKind.CLIENT,
+  ];
 }
 
 /**

@@ -10,6 +10,8 @@ import { landingPagePlugin } from '../graphql/explorer';
 import { makeFormatError } from '../graphql/format-error';
 import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from '../graphql/limits';
 import { Logger } from '../logger';
+import { tracingActive } from '../lib/tracing';
+import { tracingPlugin } from '../lib/tracing-apollo';
 import { MAX_QUERY_DEPTH } from './limits';
 
 /** What Apollo Server needs from the app. */
@@ -54,6 +56,7 @@ export async function startApollo({
         },
       }),
       landingPagePlugin({ mode: config.graphqlExplorer, authorization: sandboxAuthorization }),
+      ...(tracingActive() ? [tracingPlugin<GatewayContext>()] : []),
     ],
   });
   await apollo.start();

@@ -21,6 +21,7 @@ import {
   invalidField,
 } from '../errors';
 import { IDEMPOTENCY_KEY_RULE, parseIdempotencyKeyHeader } from '../lib/idempotency-key';
+import { inSpan, nameServerSpan } from '../lib/tracing';
 import { AuthResult } from '../auth/authenticate';
 import { assertTenantHeader } from '../auth/tenant';
 import { Permission } from '../auth/permissions';
@@ -224,9 +225,34 @@ export function restRouter(
 ): Router {
   const router = new Router();
   const deps: RowDeps = { makeContext, logger, authenticate };
-  for (const { route, run } of compileRoutes(routes, schema))
-    router.register(route.path, [route.method], rowHandler(route, run, deps) as RouterMiddleware);
+  for (const { route, run, document } of compileRoutes(routes, schema))
+    router.register(
+      route.path,
+      [route.method],
+      rowHandler(route, run, deps, operationSpan(route, document)) as RouterMiddleware,
+    );
   return router;
+}
+
+/** The span of a row's operation (docs/platform-tracing.md "Tracing"): its name and attributes. */
+interface OperationSpan {
+  name: string;
+  attributes: Record<string, string>;
+}
+
+/** `<type> <name>` of the row's operation, as the GraphQL operation span of `/graphql` is named. */
+function operationSpan(route: RestRoute<never>, document: DocumentNode): OperationSpan {
+  const op = getOperationAST(document);
+  const type = op?.operation ?? 'query';
+  const name = op?.name?.value ?? '';
+  return {
+    name: `${type} ${name}`.trim(),
+    attributes: {
+      'graphql.operation.type': type,
+      'graphql.operation.name': name,
+      'http.route': route.path,
+    },
+  };
 }
 
 /** What an `oauth2` row read before its context: the body, or the failure to read or authenticate it. */
@@ -234,12 +260,14 @@ type Early = { body?: Record<string, unknown>; err?: unknown };
 
 /**
  * One row's handler: no-store headers when the row asks for them, the early body read of an
- * `oauth2` row, then {@link serveRow}; a failure is answered by {@link answerFailure}.
+ * `oauth2` row, then {@link serveRow} (in its operation's span when tracing is on); a failure
+ * is answered by {@link answerFailure}.
  */
 function rowHandler(
   route: RestRoute<never>,
   run: RowExecutor,
   deps: RowDeps,
+  span: OperationSpan,
 ): (ctx: Context) => Promise<void> {
   const oauth2 = route.style === 'oauth2';
   return async (ctx) => {
@@ -251,7 +279,10 @@ function rowHandler(
     const state: { gctx?: GatewayContext; executed: boolean } = { executed: false };
     try {
       if (early.err) throw early.err;
-      await serveRow(ctx, route, run, deps.makeContext, early.body, state);
+      nameServerSpan(route.method, route.path);
+      await inSpan(span.name, span.attributes, () =>
+        serveRow(ctx, route, run, deps.makeContext, early.body, state),
+      );
     } catch (err) {
       answerFailure(ctx, route, err, state.gctx?.logger ?? deps.logger, state.executed);
     }

@@ -2,6 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { Knex } from 'knex';
 import { monotonicFactory } from 'ulid';
 import { Clock } from '../../lib/clock';
+import { currentTraceparent } from '../../lib/tracing';
 
 /**
  * An event to record in the outbox (docs/events.md "Events"), written by the service that makes the
@@ -33,6 +34,11 @@ export interface OutboxEvent extends NewOutboxEvent {
   createdAtMs: number;
   /** When the broker confirmed the event, epoch milliseconds; null while unpublished. */
   publishedAtMs: number | null;
+  /**
+   * The W3C `traceparent` of the span that recorded the event (docs/platform-tracing.md
+   * "Tracing"), or null when tracing was off: the relay's publish span is its child.
+   */
+  traceparent: string | null;
 }
 
 /** Random bytes for ULIDs, drawn from the OS in blocks (see {@link pooledRandom}). */
@@ -67,8 +73,9 @@ export function newEventId(clock: Clock): string {
 /**
  * Inserts events into the outbox inside the caller's transaction `trx`, in the order given, and
  * returns their event ids. Must run in the same transaction as the change the events describe:
- * a rolled-back (or retried) transaction takes its events with it. Raises whatever the database
- * raises (the caller's transaction handles it).
+ * a rolled-back (or retried) transaction takes its events with it. With tracing on, each row
+ * keeps the active span's `traceparent`. Raises whatever the database raises (the caller's
+ * transaction handles it).
  */
 export async function recordEvents(
   trx: Knex,
@@ -77,6 +84,7 @@ export async function recordEvents(
 ): Promise<string[]> {
   if (events.length === 0) return [];
   const createdAt = clock.nowMs();
+  const traceparent = currentTraceparent();
   const rows = events.map((e) => ({
     event_id: newEventId(clock),
     tenant_id: e.tenantId,
@@ -85,6 +93,7 @@ export async function recordEvents(
     payload: JSON.stringify(e.payload),
     created_at: createdAt,
     published_at: null,
+    ...(traceparent ? { traceparent } : {}),
   }));
   await trx('outbox_events').insert(rows);
   return rows.map((r) => r.event_id);
@@ -106,6 +115,7 @@ interface OutboxRow {
   payload: string;
   created_at: number | string;
   published_at: number | string | null;
+  traceparent: string | null;
 }
 
 /** Maps an `outbox_events` row joined with its tenant's name. */
@@ -120,6 +130,7 @@ function outboxEventOf(row: OutboxRow): OutboxEvent {
     payload: JSON.parse(row.payload) as Record<string, unknown>,
     createdAtMs: Number(row.created_at),
     publishedAtMs: row.published_at === null ? null : Number(row.published_at),
+    traceparent: row.traceparent ?? null,
   };
 }
 
@@ -137,6 +148,7 @@ function selectOutboxEvents(db: Knex): Knex.QueryBuilder {
       'e.payload',
       'e.created_at',
       'e.published_at',
+      'e.traceparent',
     );
 }
 

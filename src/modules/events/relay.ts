@@ -6,6 +6,7 @@ import { Counter, Gauge } from 'prom-client';
 import { EventsConfig } from '../../config';
 import { Clock } from '../../lib/clock';
 import { runInRequestScope } from '../../lib/request-scope';
+import { publishSpans } from '../../lib/tracing-publish';
 import { jitteredBackoffMs, withTimeout } from '../../lib/wait';
 import { Logger } from '../../logger';
 import {
@@ -149,19 +150,28 @@ export class OutboxRelay {
     return events.length === RELAY_BATCH_SIZE ? 'more' : 'idle';
   }
 
-  /** Publishes `events` in order and waits for the broker to confirm every one (AMQP_TIMEOUT_MS). */
+  /**
+   * Publishes `events` in order and waits for the broker to confirm every one (AMQP_TIMEOUT_MS).
+   * With tracing on, each event's publication is a producer span, the child of the span that
+   * recorded it, ended at the confirm, and its message carries that span's `traceparent` header.
+   */
   private async publish(channel: ConfirmChannel, events: readonly OutboxEvent[]): Promise<void> {
-    for (const e of events)
-      channel.publish(this.config.exchange, routingKeyOf(e), Buffer.from(JSON.stringify(e.payload)), {
-        persistent: true,
-        messageId: e.eventId,
-        type: e.type,
-        contentType: 'application/json',
-        timestamp: Math.floor(e.createdAtMs / 1000),
-        appId: 'subscriber-gateway',
-        headers: { tenant: e.tenant, subject: e.subject, seq: e.seq },
-      });
-    await withTimeout(channel.waitForConfirms(), this.config.timeoutMs, 'publisher confirms');
+    const spans = publishSpans(this.config.exchange, events, routingKeyOf);
+    const sent = async (): Promise<void> => {
+      events.forEach((e, i) =>
+        channel.publish(this.config.exchange, routingKeyOf(e), Buffer.from(JSON.stringify(e.payload)), {
+          persistent: true,
+          messageId: e.eventId,
+          type: e.type,
+          contentType: 'application/json',
+          timestamp: Math.floor(e.createdAtMs / 1000),
+          appId: 'subscriber-gateway',
+          headers: { tenant: e.tenant, subject: e.subject, seq: e.seq, ...spans?.headers[i] },
+        }),
+      );
+      await withTimeout(channel.waitForConfirms(), this.config.timeoutMs, 'publisher confirms');
+    };
+    await (spans ? spans.settle(sent()) : sent());
   }
 
   /** The open confirm channel, or a new connection, channel and the exchange declared (AMQP_TIMEOUT_MS). */
