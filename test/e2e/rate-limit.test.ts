@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { Dataset } from '../../src/dataset/dataset.schema';
+import { importDataset } from '../../src/dataset/import';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { baseDataset } from '../helpers/fixtures';
 import { subscribe, wsClient } from '../helpers/graphql-ws';
@@ -133,8 +134,10 @@ describe('per-client rate limits shared through Redis', () => {
       (await a!.request('POST', '/graphql', { as: 'pcrf', body: { query: '{ __typename }' } })).status,
     ).toBe(200);
     const closes: { code: number; reason: string }[] = [];
-    const s = subscribe(wsClient(b!, basic('pcrf'), closes), 'subscription { __typename }', {});
+    const ws = wsClient(b!, basic('pcrf'), closes);
+    const s = subscribe(ws, 'subscription { __typename }', {});
     await expect(s.ended).rejects.toBeDefined();
+    await ws.dispose();
     expect(closes[0]).toEqual({ code: 4429, reason: 'Rate limit exceeded' });
   });
 });
@@ -185,5 +188,22 @@ describe('per-client rate limits counted in-process (no REDIS_URL)', () => {
     expect(refused.headers.get('ratelimit-policy')).toBe('"default";q=1;w=1');
     await new Promise((r) => setTimeout(r, Number(refused.headers.get('retry-after')) * 1000 + 50));
     expect((await stormRequest(app, 'pcrf', 0)).status).toBe(200);
+  });
+
+  it('is set, kept and removed by a dataset import; a bad one is rejected whole', async () => {
+    const db = app.tdb.db;
+    const pcrf = dataset().clients!.find((c) => c.username === 'pcrf')!;
+    const row = () =>
+      db('api_clients').where({ username: 'pcrf' }).first('rate_limit_rps', 'rate_limit_burst');
+    const bad = { clients: [{ ...pcrf, rateLimit: { requestsPerSecond: 0, burst: 1 } }] };
+    await expect(importDataset(db, bad, app.clock)).rejects.toMatchObject({
+      path: expect.stringContaining('rateLimit'),
+    });
+    expect(await row()).toEqual({ rate_limit_rps: 1, rate_limit_burst: 1 });
+    const withoutLimit = { ...pcrf, rateLimit: undefined };
+    await importDataset(db, { clients: [withoutLimit] }, app.clock);
+    expect(await row()).toEqual({ rate_limit_rps: 1, rate_limit_burst: 1 });
+    await importDataset(db, { clients: [{ ...pcrf, rateLimit: null }] }, app.clock);
+    expect(await row()).toEqual({ rate_limit_rps: null, rate_limit_burst: null });
   });
 });
