@@ -15,6 +15,7 @@ import { graphqlRouter } from './http/graphql-route';
 import { Lifecycle, once } from './http/lifecycle';
 import { notFound } from './http/not-found';
 import { probeRouter } from './http/probes';
+import { createClientRateLimiter, rateLimited } from './http/rate-limit';
 import { contextMaker } from './http/request-context';
 import { mountBesideRows, mountRest, restMount } from './http/rest';
 import { admission } from './http/shedding';
@@ -70,9 +71,12 @@ export interface GatewayApp {
    * `close`, and called first on graceful shutdown.
    */
   stopBackground(): Promise<void>;
-  /** Stops the background work, the outbox relay and Apollo (the database is the caller's). */
+  /** Stops the background work, the outbox relay, Apollo and the rate limiter's Redis connection (the database is the caller's). */
   close(): Promise<void>;
 }
+
+/** Longest start-up wait for Redis (REDIS_URL); past it the gateway starts, its rate limits failing open. */
+const RATE_LIMIT_CONNECT_WAIT_MS = 1000;
 
 /**
  * Builds the gateway: the services, then the Koa application's parts in the order a request
@@ -80,7 +84,8 @@ export interface GatewayApp {
  * metrics, and the exact REST rows, admitted there) → probes and documents (never shed) →
  * explorer → admission (shedding and deadline) → /graphql → the captive portal (/portal) →
  * not-found → REST rows with path parameters; then the WebSocket endpoint, attached to the HTTP
- * server by the caller.
+ * server by the caller. Every path authenticates through the per-client rate limit
+ * (src/http/rate-limit.ts).
  */
 export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, db, logger } = deps;
@@ -91,7 +96,9 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     metrics.loginsThrottled.inc(),
   );
   // Throttled attempts are counted by the Authenticator itself (onThrottled above).
-  const authenticate = authenticator.authenticate.bind(authenticator);
+  const rateLimiter = createClientRateLimiter(config.rateLimits, metrics.registry, logger);
+  await rateLimiter.ready(RATE_LIMIT_CONNECT_WAIT_MS);
+  const authenticate = rateLimited(authenticator.authenticate.bind(authenticator), rateLimiter);
   const schema = await gatewaySchema();
   const relay = outboxRelay(deps, clock, metrics);
   const makeContext = contextMaker(config.publicBaseUrl, services, logger, authenticate);
@@ -147,6 +154,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       await stopBackground();
       await relay?.stop();
       await apollo.stop();
+      await rateLimiter.close();
       lifecycle.stopped();
     },
   };

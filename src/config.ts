@@ -5,6 +5,8 @@ import {
   DEFAULT_GRAPHQL_MAX_COST,
   DEFAULT_GRAPHQL_TIMEOUT_MS,
   DEFAULT_LOGIN_THROTTLE,
+  DEFAULT_RATE_LIMIT_KEY_PREFIX,
+  DEFAULT_RATE_LIMIT_REDIS_TIMEOUT_MS,
   DbLimits,
   LoginThrottleLimits,
   SQLITE_SYNCHRONOUS_MODES,
@@ -80,6 +82,21 @@ export interface Config {
    * subscription is open, ms (`SUBSCRIPTION_POLL_MS`, default 200).
    */
   subscriptionPollMs: number;
+  /** Per-client rate limits (REDIS_URL and RATE_LIMIT_* variables; docs/operations.md "Rate limits"). */
+  rateLimits: RateLimitConfig;
+}
+
+/**
+ * Where per-client rate limits count requests: Redis when `redisUrl` is set (shared by every
+ * gateway), else this process's memory. The limits themselves are data (`clients[].rateLimit`).
+ */
+export interface RateLimitConfig {
+  /** `REDIS_URL`: `redis://[user:pass@]host:port[/db]` (or `rediss://`); null: counted in-process. */
+  redisUrl: string | null;
+  /** `RATE_LIMIT_KEY_PREFIX`: prefix of every Redis key (default `sg:rl`), so gateways of one deployment share counters. */
+  keyPrefix: string;
+  /** `RATE_LIMIT_REDIS_TIMEOUT_MS`: longest wait for Redis per request, ms (default 50); past it the request passes (fails open). */
+  redisTimeoutMs: number;
 }
 
 /**
@@ -212,6 +229,15 @@ const schema = z.object({
   AMQP_RENEWAL_PREFETCH: int(1, 1000).default(8),
   TEST_RENEWAL_ACK_DELAY_MS: int(0, 600_000).default(0),
   SUBSCRIPTION_POLL_MS: int(10, 60_000).default(200),
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\/[^/\s]+/.test(v), 'must be redis://[user:pass@]host:port[/db] or rediss://…')
+    .optional(),
+  RATE_LIMIT_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,100}$/, 'must be 1-100 letters, digits, dots, dashes, underscores or colons')
+    .default(DEFAULT_RATE_LIMIT_KEY_PREFIX),
+  RATE_LIMIT_REDIS_TIMEOUT_MS: int(1, 10_000).default(DEFAULT_RATE_LIMIT_REDIS_TIMEOUT_MS),
 });
 
 /** The environment as the schema parsed it. */
@@ -261,6 +287,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       testAckDelayMs: e.TEST_RENEWAL_ACK_DELAY_MS,
     },
     subscriptionPollMs: e.SUBSCRIPTION_POLL_MS,
+    rateLimits: {
+      redisUrl: e.REDIS_URL ?? null,
+      keyPrefix: e.RATE_LIMIT_KEY_PREFIX,
+      redisTimeoutMs: e.RATE_LIMIT_REDIS_TIMEOUT_MS,
+    },
   };
 }
 

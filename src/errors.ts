@@ -172,11 +172,27 @@ export class ServiceUnavailableError extends DomainError {
  * credentials were not checked.
  */
 export class TooManyRequestsError extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('too many failed logins, retry later', 'TOO_MANY_REQUESTS', {
+  /** `headers`: further response headers of the 429 (besides `retry-after`). */
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'too many failed logins, retry later',
+    readonly headers: ReadonlyArray<[string, string]> = [],
+  ) {
+    super(message, 'TOO_MANY_REQUESTS', {
       retryAfter: retryAfterSeconds,
-      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)]]) },
+      http: { status: 429, headers: new Map([['retry-after', String(retryAfterSeconds)], ...headers]) },
     });
+  }
+}
+
+/**
+ * An authenticated client sent more requests than its rate limit allows (docs/operations.md
+ * "Rate limits"): the 429 of {@link TooManyRequestsError}, with the `RateLimit-Policy` and
+ * `RateLimit` headers besides `retry-after`. Nothing was run.
+ */
+export class RateLimitedError extends TooManyRequestsError {
+  constructor(retryAfterSeconds: number, headers: ReadonlyArray<[string, string]>) {
+    super(retryAfterSeconds, 'rate limit exceeded, retry later', headers);
   }
 }
 

@@ -12,6 +12,19 @@ export interface ApiClient {
   passwordHash: string;
   permissions: ReadonlySet<Permission>;
   enabled: boolean;
+  /**
+   * The client's rate limit (docs/operations.md "Rate limits"): its own, else its tenant's
+   * default; null: not limited.
+   */
+  rateLimit: ClientRateLimit | null;
+}
+
+/** A rate limit as the dataset states it: `burst` requests at once, refilled at `requestsPerSecond`. */
+export interface ClientRateLimit {
+  /** Long-run requests per second, > 0 (fractions allowed: 0.5 is one request every 2 s). */
+  requestsPerSecond: number;
+  /** Requests that may be sent at once, a whole number ≥ 1. */
+  burst: number;
 }
 
 interface ClientRow {
@@ -22,6 +35,19 @@ interface ClientRow {
   password_hash: string;
   permissions: string;
   enabled: number | boolean;
+  rate_limit_rps: number | null;
+  rate_limit_burst: number | null;
+  tenant_rate_limit_rps: number | null;
+  tenant_rate_limit_burst: number | null;
+}
+
+/** The client's own limit when it has one, else its tenant's; null when neither is set. */
+function rateLimitOf(r: ClientRow): ClientRateLimit | null {
+  if (r.rate_limit_rps != null && r.rate_limit_burst != null)
+    return { requestsPerSecond: Number(r.rate_limit_rps), burst: Number(r.rate_limit_burst) };
+  if (r.tenant_rate_limit_rps != null && r.tenant_rate_limit_burst != null)
+    return { requestsPerSecond: Number(r.tenant_rate_limit_rps), burst: Number(r.tenant_rate_limit_burst) };
+  return null;
 }
 
 function toClient(r: ClientRow): ApiClient {
@@ -33,6 +59,7 @@ function toClient(r: ClientRow): ApiClient {
     passwordHash: r.password_hash,
     permissions: new Set(parsePermissions(r.permissions)),
     enabled: Boolean(r.enabled),
+    rateLimit: rateLimitOf(r),
   };
 }
 
@@ -44,6 +71,10 @@ const CLIENT_COLUMNS = [
   'c.password_hash',
   'c.permissions',
   'c.enabled',
+  'c.rate_limit_rps',
+  'c.rate_limit_burst',
+  't.rate_limit_rps as tenant_rate_limit_rps',
+  't.rate_limit_burst as tenant_rate_limit_burst',
 ];
 
 const clientQuery = (db: Knex, username: string) =>
@@ -60,6 +91,8 @@ const clientWithFailuresSql = (keys: number): string => {
   const f = Array.from({ length: keys }, (_, i) => i);
   return (
     'select c.id, c.tenant_id, t.name as tenant_name, c.username, c.password_hash, c.permissions, c.enabled' +
+    ', c.rate_limit_rps, c.rate_limit_burst' +
+    ', t.rate_limit_rps as tenant_rate_limit_rps, t.rate_limit_burst as tenant_rate_limit_burst' +
     f.map((i) => `, f${i}.failures as f${i}_failures, f${i}.window_start as f${i}_window_start`).join('') +
     ' from api_clients c inner join tenants t on t.id = c.tenant_id' +
     f.map((i) => ` left join login_failures f${i} on f${i}.throttle_key = ?`).join('') +
@@ -168,4 +201,28 @@ export async function recordDemoPasswordChecks(
     await db('api_clients')
       .where({ username: c.username, password_hash: c.passwordHash })
       .update({ demo_password_check: c.check });
+}
+
+/**
+ * Sets (or, with null, removes) the own rate limit of the client `username`, or of the tenant
+ * named `tenant` (the default of its clients without one). `db` may be a transaction.
+ * @returns true when the stored limit changed; false when it was already so or the row does not exist.
+ */
+export async function setRateLimit(
+  db: Knex,
+  of: { username: string } | { tenant: string },
+  limit: ClientRateLimit | null,
+): Promise<boolean> {
+  const [table, where] =
+    'username' in of ? ['api_clients', { username: of.username }] : ['tenants', { name: of.tenant }];
+  const row = (await db(table).select('rate_limit_rps', 'rate_limit_burst').where(where).first()) as
+    { rate_limit_rps: number | null; rate_limit_burst: number | null } | undefined;
+  if (!row) return false;
+  const rps = limit?.requestsPerSecond ?? null;
+  const burst = limit?.burst ?? null;
+  const storedRps = row.rate_limit_rps === null ? null : Number(row.rate_limit_rps);
+  const storedBurst = row.rate_limit_burst === null ? null : Number(row.rate_limit_burst);
+  if (storedRps === rps && storedBurst === burst) return false;
+  await db(table).where(where).update({ rate_limit_rps: rps, rate_limit_burst: burst });
+  return true;
 }

@@ -98,3 +98,9 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottleLimits = {
 
 /** AUTH_CLIENT_CACHE_MS default: how long a client row read for one request serves the next ones. */
 export const DEFAULT_CLIENT_CACHE_MS = 1000;
+
+/** RATE_LIMIT_KEY_PREFIX default: the prefix of the per-client rate limit counters in Redis. */
+export const DEFAULT_RATE_LIMIT_KEY_PREFIX = 'sg:rl';
+
+/** RATE_LIMIT_REDIS_TIMEOUT_MS default: the longest a request waits for Redis before it passes unlimited. */
+export const DEFAULT_RATE_LIMIT_REDIS_TIMEOUT_MS = 50;

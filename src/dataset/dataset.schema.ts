@@ -1,4 +1,5 @@
 import { MONEY_PATTERN, SIGNED_MONEY_PATTERN } from '../lib/money';
+import type { ClientRateLimit } from '../auth/client.store';
 import { Permission } from '../auth/permissions';
 
 /** Dataset sections this version imports (CONTRACT §9). */
@@ -20,6 +21,16 @@ const description = { type: ['string', 'null'], maxLength: 1024, pattern: '^[^\\
 const int32 = { type: 'integer', minimum: -2147483647, maximum: 2147483647 };
 // Quotas in bytes, seconds or minor units: exact integers up to 2^53-1.
 const safeCount = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+// A per-client rate limit (docs/operations.md "Rate limits"); null removes a stored one.
+const rateLimit = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['requestsPerSecond', 'burst'],
+  properties: {
+    requestsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+    burst: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+  },
+};
 
 /**
  * JSON Schema (draft-07) of the dataset document (CONTRACT §9) for the supported sections.
@@ -48,6 +59,7 @@ export const DATASET_SCHEMA = {
               logoUrl: { type: 'string', maxLength: 1024, pattern: '^(https://|/)[^\\s"\'<>]+$' },
             },
           },
+          rateLimit,
         },
       },
     },
@@ -63,6 +75,7 @@ export const DATASET_SCHEMA = {
           password: { type: 'string', minLength: 8, maxLength: 1024 },
           permissions: { type: 'array', uniqueItems: true, items: { enum: Object.values(Permission) } },
           enabled: { type: 'boolean' },
+          rateLimit,
         },
       },
     },
@@ -231,6 +244,8 @@ export interface Dataset {
     name: string;
     /** Portal branding; absent leaves the stored branding, null resets it to the defaults. */
     portal?: { displayName?: string; primaryColor?: string; logoUrl?: string } | null;
+    /** Default rate limit of the tenant's clients that have none; absent leaves the stored one, null removes it. */
+    rateLimit?: ClientRateLimit | null;
   }[];
   clients?: {
     tenant: string;
@@ -238,6 +253,8 @@ export interface Dataset {
     password: string;
     permissions: Permission[];
     enabled?: boolean;
+    /** The client's own rate limit; absent leaves the stored one, null removes it (the tenant's default applies). */
+    rateLimit?: ClientRateLimit | null;
   }[];
   subscribers?: {
     tenant: string;

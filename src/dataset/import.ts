@@ -11,6 +11,7 @@ import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
 import { PlanService, SubscriberPlanField } from '../modules/sharing/plan.service';
 import { setTenantPortal } from '../modules/portal/portal.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
+import { importRateLimits } from './rate-limits';
 import { BadUserInputError } from '../errors';
 import { SubscriberService } from '../modules/subscribers/subscriber.service';
 import { DATASET_SCHEMA, Dataset } from './dataset.schema';
@@ -361,6 +362,7 @@ export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promi
     const run: ImportRun = { trx, now: clock.nowMs(), summary, subscribers, plans };
     await importTenants(run, ds.tenants ?? []);
     await importClients(run, ds.clients ?? []);
+    await importRateLimits(trx, ds);
     await importSubscribers(run, ds.subscribers ?? []);
     await importRatings(run, ds.ratings ?? []);
     await importPlanDefinitions(run, ds.planDefinitions ?? []);

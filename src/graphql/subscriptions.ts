@@ -17,7 +17,7 @@ import { WebSocketServer } from 'ws';
 import { AuthResult } from '../auth/authenticate';
 import { assertTenantHeader } from '../auth/tenant';
 import { Config } from '../config';
-import { ForbiddenError, ServiceUnavailableError, TooManyRequestsError } from '../errors';
+import { ForbiddenError, RateLimitedError, ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { BODY_LIMIT_BYTES } from '../http/limits';
 import { Logger } from '../logger';
 import { Services } from '../services';
@@ -134,7 +134,8 @@ export function startSubscriptionServer(
  * same credentials the HTTP API reads from headers, `authorization` (or `authorisation`) with an
  * HTTP Basic value, and optionally `tenant`. Missing or bad credentials, or a `tenant` naming
  * another tenant than the client's (the rule of src/auth/tenant.ts, which HTTP answers with 403),
- * close the connection with 4403 (Forbidden); too many failed logins with 4429; a database that
+ * close the connection with 4403 (Forbidden); too many failed logins, or a client over its rate
+ * limit, with 4429; a database that
  * cannot check them with 1013 (try again later). An accepted connection carries its credentials
  * and tenant ({@link ConnectionState}).
  */
@@ -150,7 +151,10 @@ function onConnect({
       auth = await authenticate({ authorization }, clientAddress(ctx.extra.request, config.trustProxy));
     } catch (err) {
       if (err instanceof TooManyRequestsError) {
-        ctx.extra.socket.close(4429, 'Too many failed logins');
+        ctx.extra.socket.close(
+          4429,
+          err instanceof RateLimitedError ? 'Rate limit exceeded' : 'Too many failed logins',
+        );
         return false;
       }
       if (err instanceof ServiceUnavailableError) {

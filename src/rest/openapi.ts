@@ -114,7 +114,7 @@ function transportResponses(route: RestRoute<never>): Record<number, string> {
   }
   add(
     429,
-    'too many failed logins for this username or client address (`AUTH_MAX_FAILURES`, `AUTH_MAX_FAILURES_PER_ADDRESS` within `AUTH_WINDOW_SECONDS`); retry after `retry-after` seconds',
+    'too many failed logins for this username or client address (`AUTH_MAX_FAILURES`, `AUTH_MAX_FAILURES_PER_ADDRESS` within `AUTH_WINDOW_SECONDS`), or the client is over its rate limit (with `RateLimit-Policy` and `RateLimit` headers, docs/operations.md "Rate limits"); retry after `retry-after` seconds',
   );
   add(431, 'the request headers exceed 16 KiB (Node.js answers, before the gateway: no body, no headers)');
   add(500, 'internal error (a defect; the body carries no detail)');

@@ -374,8 +374,10 @@ function answerFailure(
     !(route.unavailable && failure.domain instanceof ServiceUnavailableError)
   )
     ctx.set('retry-after', String(retryAfter));
-  if (failure.domain instanceof TooManyRequestsError)
+  if (failure.domain instanceof TooManyRequestsError) {
     ctx.set('retry-after', String(failure.domain.retryAfterSeconds));
+    for (const [name, value] of failure.domain.headers) ctx.set(name, value);
+  }
   if (route.style === 'oauth2') {
     const out = oauth2Failure(failure, executed ? route.parameterNames : undefined);
     if (out.status === 401) ctx.set('www-authenticate', OAUTH2_CHALLENGE);

@@ -52,6 +52,7 @@ describe('migrations', () => {
       '20261124000500_demo_password_check',
       '20261126000100_donation_keyset',
       '20261126000200_portal',
+      '20261126000310_rate_limits',
       '20261126001000_outbox_traceparent',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
