@@ -310,7 +310,7 @@ async function locations({ backend, url, s, verdicts }) {
  * the gateway sends no `ETag` (a build before HTTP caching).
  */
 async function revalidations(gateway, request, amount, backend, verdicts) {
-  const { headers } = locationListRequest(request);
+  const { headers } = locationListRequest(request.args);
   const res = await fetch(`${gateway.base}/pcc/pcrf/locations`, { headers });
   await res.arrayBuffer();
   const etag = res.headers.get('etag');
