@@ -66,7 +66,7 @@ function pacer(rate) {
 
 async function main() {
   const { base, request, opts } = JSON.parse(process.argv[2]);
-  const { check, ...req } = requests[request.name](request.args);
+  const { check, expectStatus, ...req } = requests[request.name](request.args);
   let ok = 0;
   let bad = 0;
   let badSample;
@@ -81,7 +81,8 @@ async function main() {
       {
         ...req,
         onResponse(status, body) {
-          const wrong = status < 200 || status > 299 ? `HTTP ${status}` : check(body);
+          const unexpected = expectStatus ? status !== expectStatus : status < 200 || status > 299;
+          const wrong = unexpected ? `HTTP ${status}` : check(body);
           if (wrong) {
             bad++;
             badSample ??= `${wrong}: ${String(body).slice(0, 300)}`;

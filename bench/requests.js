@@ -1,7 +1,8 @@
 /*
  * The requests the benchmarks send, by name: each builder takes plain JSON arguments (they cross
  * a process boundary) and returns an autocannon request plus `check(body)`, which returns why a
- * 2xx body is wrong, or null when it is right. bench/load.js counts every wrong body as a failure.
+ * 2xx body is wrong, or null when it is right (with `expectStatus`, only that status is right,
+ * e.g. 304). bench/load.js counts every wrong body as a failure.
  */
 'use strict';
 const { msisdnOf } = require('./data');
@@ -164,12 +165,24 @@ function donation({ auth, tenant, donorId, donorPlanId, recipients, first, count
   };
 }
 
-/** GET /pcc/pcrf/locations (JSON); right only with all `count` locations. */
-function locationList({ auth, count }) {
+/**
+ * GET /pcc/pcrf/locations (JSON); right only with all `count` locations. With `ifNoneMatch` (the
+ * list's current `ETag`) it revalidates: right only as a 304 with no body.
+ */
+function locationList({ auth, count, ifNoneMatch }) {
+  const headers = { authorization: auth, permissions: 'PCRF_LOCATION_READ_PERMISSION', accept: JSON_TYPE };
+  if (ifNoneMatch)
+    return {
+      method: 'GET',
+      path: '/pcc/pcrf/locations',
+      headers: { ...headers, 'if-none-match': ifNoneMatch },
+      expectStatus: 304,
+      check: (body) => (body ? `expected no body, got ${body.length} characters` : null),
+    };
   return {
     method: 'GET',
     path: '/pcc/pcrf/locations',
-    headers: { authorization: auth, permissions: 'PCRF_LOCATION_READ_PERMISSION', accept: JSON_TYPE },
+    headers,
     check: judgeJson((j) =>
       j.locationList?.length === count ? null : `expected ${count} locations, got ${j.locationList?.length}`,
     ),

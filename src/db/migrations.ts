@@ -13,6 +13,7 @@ import * as cdrs from '../../migrations/20261124000400_cdrs';
 import * as demoPasswordCheck from '../../migrations/20261124000500_demo_password_check';
 import * as donationKeyset from '../../migrations/20261126000100_donation_keyset';
 import * as portal from '../../migrations/20261126000200_portal';
+import * as dataVersions from '../../migrations/20261126000300_data_versions';
 import * as rateLimits from '../../migrations/20261126000310_rate_limits';
 import * as outboxTraceparent from '../../migrations/20261126001000_outbox_traceparent';
 
@@ -36,6 +37,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124000500_demo_password_check', demoPasswordCheck],
   ['20261126000100_donation_keyset', donationKeyset],
   ['20261126000200_portal', portal],
+  ['20261126000300_data_versions', dataVersions],
   ['20261126000310_rate_limits', rateLimits],
   ['20261126001000_outbox_traceparent', outboxTraceparent],
 ];

@@ -1,6 +1,7 @@
 import { Permission } from '../auth/permissions';
 import { assertPermissions } from '../graphql/auth-checker';
 import { callerOf } from '../graphql/context';
+import { versionTag } from './conditional';
 import { locationListStream, writable } from './location-list';
 import { RestRoute, RouteDoc, defineRoute, optionalQueryString } from './route';
 import { LINK, integer, named, nullableText, object, text } from './schemas';
@@ -208,6 +209,21 @@ const directList: RestRoute<{ locationList: LocationData[] }>['direct'] = async 
   return { status: 200, body: locationListStream(data, format, baseUrl, hrefs) };
 };
 
+/**
+ * The entity tag of the list rows, from the tenant's location data version (one primary-key read,
+ * not the list): the version, then the representation's key (tenant, format, `name`, base URL of
+ * the hrefs). Read before the list (`directList`), so a write between the two reads can only make
+ * the tag older than the body, never newer (see `versionTag`).
+ * @throws ForbiddenError without the grant, database failures (503).
+ */
+const listTag: RestRoute['etag'] = async (gctx, variables, { baseUrl }, format) => {
+  const { tenantId } = callerOf(gctx);
+  assertPermissions(gctx, [Permission.PCRF_LOCATION_READ_PERMISSION]);
+  const name = typeof variables.name === 'string' ? variables.name : null;
+  const version = await gctx.services.locations.version(tenantId);
+  return versionTag(version, [tenantId, format, name, baseUrl]);
+};
+
 /** GET /pcc/pcrf/locations[?name=] (CONTRACT §6): every location by id, or the named one (404 when absent). */
 const list = defineRoute<{ locationList: LocationData[] }>({
   ...common,
@@ -226,6 +242,7 @@ const list = defineRoute<{ locationList: LocationData[] }>({
   variables: ({ query }) => ({ name: optionalQueryString(query, 'name') }),
   result: listResult,
   direct: directList,
+  etag: listTag,
 });
 
 /** GET /pcc/pcrf/locations/<name> (CONTRACT §6, name appended to the path): one element, 404 when absent. */
@@ -245,6 +262,7 @@ const one = defineRoute<{ locationList: LocationData[] }>({
   variables: ({ params }) => ({ name: params.name }),
   result: listResult,
   direct: directList,
+  etag: listTag,
 });
 
 const infosRow = (path: string, operationId: string, summary: string) =>

@@ -67,7 +67,12 @@ const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
   XRequestId: { description: 'echoes a valid incoming x-request-id, else a generated one', schema: text('') },
   RetryAfter: { description: 'seconds to wait before retrying', schema: integer('') },
   WwwAuthenticate: { description: '`Basic realm="subscriber-gateway"`', schema: text('') },
-  CacheControl: { description: '`no-store` (token responses)', schema: text('') },
+  CacheControl: {
+    description:
+      '`no-store` (token responses); `private, no-cache` (a GET answer: revalidate with `If-None-Match`)',
+    schema: text(''),
+  },
+  ETag: { description: 'strong entity tag of this representation (JSON and XML differ)', schema: text('') },
   Pragma: { description: '`no-cache` (token responses)', schema: text('') },
 };
 
@@ -96,6 +101,7 @@ function transportResponses(route: RestRoute<never>): Record<number, string> {
   if (body) add(400, 'the body is not valid JSON or not a JSON object, or a field has the wrong JSON type');
   if (route.tenantHeader === 'required') add(400, 'the `tenant` header is missing');
   if (route.doc.query) add(400, 'a query parameter is repeated or malformed');
+  if (route.method === 'GET') add(304, '`If-None-Match` names the current `ETag`: no body');
   add(401, 'missing or bad credentials (a disabled client too)');
   const forbidden = oauth2 ? 400 : 403;
   const prefix = oauth2 ? '`unauthorized_client`: ' : '';
@@ -180,10 +186,14 @@ function response(
     headers['cache-control'] = headerRef('CacheControl');
     headers.pragma = headerRef('Pragma');
   }
+  if (route.method === 'GET' && (status === 200 || status === 304)) {
+    headers.etag = headerRef('ETag');
+    headers['cache-control'] = headerRef('CacheControl');
+  }
   if (status === 401) headers['www-authenticate'] = headerRef('WwwAuthenticate');
   if (status === 503 || status === 429 || (status === 409 && route.idempotent))
     headers['retry-after'] = headerRef('RetryAfter');
-  if (status === 204) return { description: doc.description, headers };
+  if (status === 204 || status === 304) return { description: doc.description, headers };
   const schema = doc.schema ?? (status >= 400 ? errorSchema(route.style, status) : undefined);
   if (!schema) throw new Error(`REST row ${route.method} ${route.path}: status ${status} needs a schema`);
   const xml = route.style !== 'oauth2' || status === 500 || status === 503;
@@ -211,7 +221,7 @@ function pathAndQueryParameters(h: SchemaHoist, route: RestRoute<never>, doc: Ro
   return parameters;
 }
 
-/** A row's header parameters: `tenant`, and `permissions`, `Idempotency-Key`, `accept` where they apply. */
+/** A row's header parameters: `tenant`, and `permissions`, `Idempotency-Key`, `If-None-Match`, `accept` where they apply. */
 function headerParameters(route: RestRoute<never>): unknown[] {
   const parameters: unknown[] = [];
   parameters.push({
@@ -237,6 +247,14 @@ function headerParameters(route: RestRoute<never>): unknown[] {
       description:
         'IETF httpapi draft: the same key and body within 24 h replays the first status and body (per tenant)',
       schema: text('1-255 visible ASCII characters, bare or as a structured-field string'),
+    });
+  if (route.method === 'GET')
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'ETags from earlier answers (or `*`): 304 with no body when one is the current tag',
+      schema: text('', { examples: ['"v12-Vd2bT8oXq1mY4kPz"'] }),
     });
   if (route.style !== 'oauth2')
     parameters.push({

@@ -1,12 +1,27 @@
 import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { bodyTag, ifNoneMatchHits, setValidators } from './conditional';
 import { Format, negotiateFormat } from './negotiate';
 import { toXml } from './xml';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const XML_TYPE = 'application/xml; charset=utf-8';
 
 /** Adds `vary: accept` (the header `ctx.vary` would write, without parsing when there is none yet). */
 function varyAccept(ctx: Context): void {
   if (ctx.response.get('vary')) ctx.vary('accept');
   else ctx.set('vary', 'accept');
+}
+
+/**
+ * Answers 304 Not Modified for `tag` (src/rest/conditional.ts): no body, with `ETag`,
+ * `Cache-Control` and `Vary: accept`, the headers of the 200 a cache needs (RFC 9110 §15.4.5).
+ */
+export function sendNotModified(ctx: Context, tag: string): void {
+  setValidators(ctx, tag);
+  varyAccept(ctx);
+  ctx.status = 304;
+  ctx.body = null;
 }
 
 /** The format a request negotiated (docs/contract.md §1): JSON when it is the best acceptable type, else XML. */
@@ -17,12 +32,30 @@ export function requestFormat(ctx: Context): Format {
 /**
  * Streams a REST response already serialised in `format` (UTF-8): the headers {@link sendBody}
  * sends for the same body, except that the length is not known ahead (chunked transfer coding).
+ * With `tag` (a GET row's 200, see src/rest/conditional.ts) it carries `ETag` and `Cache-Control`,
+ * and answers 304 instead (the stream dropped unread) when `If-None-Match` matches, `*` included.
+ * Returns the status sent.
  */
-export function sendStream(ctx: Context, status: number, format: Format, body: Readable): void {
+export function sendStream(
+  ctx: Context,
+  status: number,
+  format: Format,
+  body: Readable,
+  tag?: string,
+): number {
+  if (tag !== undefined && status === 200) {
+    if (ifNoneMatchHits(ctx, tag, true)) {
+      body.destroy();
+      sendNotModified(ctx, tag);
+      return 304;
+    }
+    setValidators(ctx, tag);
+  }
   ctx.status = status;
   varyAccept(ctx);
-  ctx.type = format === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
+  ctx.type = format === 'json' ? JSON_TYPE : XML_TYPE;
   ctx.body = body;
+  return status;
 }
 
 /**
@@ -42,11 +75,33 @@ export function sendBody(
     ctx.body = null;
     return;
   }
-  if ((format ?? requestFormat(ctx)) === 'json') {
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = JSON.stringify(body);
-  } else {
-    ctx.type = 'application/xml; charset=utf-8';
-    ctx.body = toXml(body);
+  const json = (format ?? requestFormat(ctx)) === 'json';
+  ctx.type = json ? JSON_TYPE : XML_TYPE;
+  ctx.body = json ? JSON.stringify(body) : toXml(body);
+}
+
+/**
+ * Writes a GET row's 200 answer as {@link sendBody} does, with a strong `ETag` (`tag`, else the
+ * hash of the rendered bytes) and `Cache-Control`; when `If-None-Match` matches (`*` included)
+ * it answers 304 with no body instead (src/rest/conditional.ts). Returns the status sent.
+ */
+export function sendCacheable(
+  ctx: Context,
+  body: Record<string, unknown>,
+  format?: Format,
+  tag?: string,
+): number {
+  const json = (format ?? requestFormat(ctx)) === 'json';
+  const text = json ? JSON.stringify(body) : toXml(body);
+  const etag = tag ?? bodyTag(text);
+  if (ifNoneMatchHits(ctx, etag, true)) {
+    sendNotModified(ctx, etag);
+    return 304;
   }
+  setValidators(ctx, etag);
+  ctx.status = 200;
+  varyAccept(ctx);
+  ctx.type = json ? JSON_TYPE : XML_TYPE;
+  ctx.body = text;
+  return 200;
 }

@@ -146,6 +146,19 @@ export interface RestRoute<TData = unknown> {
     format: Format,
   ): Promise<DirectOutput | undefined>;
   /**
+   * A GET row's entity tag known before its body is read (a data version, `versionTag` in
+   * src/rest/conditional.ts): a request whose `If-None-Match` names it is answered 304 without
+   * reading the data, and the row's 200 carries it as `ETag`. Absent, a GET row's 200 is tagged
+   * with the hash of its rendered bytes. Runs after the transport checks, with the row's
+   * variables; throws as the operation would (permission, database failures).
+   */
+  etag?(
+    gctx: GatewayContext,
+    variables: Record<string, unknown>,
+    input: RestInput,
+    format: Format,
+  ): Promise<string>;
+  /**
    * The answer when the database is unavailable or the deadline passed before the operation could
    * decide (CONTRACT §8): absent, the path answers 503 with its error body and `retry-after`;
    * rating rows answer HTTP 200 with a returnCode instead (CONTRACT §4).

@@ -29,7 +29,8 @@ import { assertPermissions } from '../graphql/auth-checker';
 import { readFormOrJsonObject, readJsonObject } from './body';
 import { failureBody, toFailure } from './failure';
 import { OAUTH2_CHALLENGE, authenticateOAuth2Client, oauth2Failure } from './oauth2';
-import { requestFormat, sendBody, sendStream } from './respond';
+import { ifNoneMatchHits } from './conditional';
+import { requestFormat, sendBody, sendCacheable, sendNotModified, sendStream } from './respond';
 import { RestInput, RestRoute } from './route';
 
 /**
@@ -141,8 +142,9 @@ function headerList(value: string): string[] {
 }
 
 /**
- * Writes a row's answer (see sendBody) and leaves it in `ctx.state.answer` (a {@link RestAnswer})
- * for the access log and the metrics.
+ * Writes a row's answer (see sendBody; a GET row's 200 through sendCacheable, which may answer
+ * 304, tagged with `tag` when the row gave one) and leaves it in `ctx.state.answer` (a
+ * {@link RestAnswer}) for the access log and the metrics.
  */
 function sendAnswer(
   ctx: Context,
@@ -150,15 +152,18 @@ function sendAnswer(
   status: number,
   body: Record<string, unknown> | null,
   format?: 'json',
+  tag?: string,
 ): void {
+  let sent = status;
+  if (route.method === 'GET' && status === 200 && body) sent = sendCacheable(ctx, body, format, tag);
+  else sendBody(ctx, status, body, format);
   ctx.state.answer = {
     route: route.path,
     style: route.style,
-    status,
+    status: sent,
     returnCode: numeric(body?.returnCode),
     errorCode: numeric(body?.errorCode),
   } satisfies RestAnswer;
-  sendBody(ctx, status, body, format);
 }
 
 /** Transport rules checked before the operation runs (docs/contract.md §2). */
@@ -309,8 +314,9 @@ async function readOAuth2Early(ctx: Context, authenticate: RowDeps['authenticate
 /**
  * Serves a row: its context (left in `state.gctx`), the transport checks, the `Idempotency-Key`,
  * the body (`earlyBody` for an `oauth2` row, JSON for POST and PUT, else none), then the row's
- * variables (`state.executed` from here: a failure names the row's parameters), then the row's
- * `direct` stream, `resolve` or compiled operation, and its result as the answer.
+ * variables (`state.executed` from here: a failure names the row's parameters), the row's `etag`
+ * (304 at once when `If-None-Match` names it), then the row's `direct` stream, `resolve` or
+ * compiled operation, and its result as the answer (a GET row's 200 tagged, src/rest/conditional.ts).
  * @throws whatever the checks or the operation raise (the first GraphQL error of the result).
  */
 async function serveRow(
@@ -333,12 +339,18 @@ async function serveRow(
   );
   state.executed = true;
   const variables = route.variables(input);
+  const tag = route.etag && (await route.etag(gctx, variables, input, requestFormat(ctx)));
+  if (tag && ifNoneMatchHits(ctx, tag, false)) {
+    sendNotModified(ctx, tag);
+    ctx.state.answer = { route: route.path, style: route.style, status: 304 } satisfies RestAnswer;
+    return;
+  }
   if (route.direct) {
     const format = requestFormat(ctx);
     const out = await route.direct(gctx, variables, input, format);
     if (out) {
-      ctx.state.answer = { route: route.path, style: route.style, status: out.status } satisfies RestAnswer;
-      sendStream(ctx, out.status, format, out.body);
+      const status = sendStream(ctx, out.status, format, out.body, tag);
+      ctx.state.answer = { route: route.path, style: route.style, status } satisfies RestAnswer;
       return;
     }
   }
@@ -351,7 +363,7 @@ async function serveRow(
     data = result.data;
   }
   const out = route.result(data as never, input);
-  sendAnswer(ctx, route, out.status, out.body, route.style === 'oauth2' ? 'json' : undefined);
+  sendAnswer(ctx, route, out.status, out.body, route.style === 'oauth2' ? 'json' : undefined, tag);
 }
 
 /**

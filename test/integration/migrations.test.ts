@@ -36,6 +36,7 @@ describe('migrations', () => {
       'outbox_events',
       'outbox_relay_lease',
       'renewal_events',
+      'data_versions',
     ];
     const all = [
       '20261122000100_foundation',
@@ -52,6 +53,7 @@ describe('migrations', () => {
       '20261124000500_demo_password_check',
       '20261126000100_donation_keyset',
       '20261126000200_portal',
+      '20261126000300_data_versions',
       '20261126000310_rate_limits',
       '20261126001000_outbox_traceparent',
     ];

@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { BadUserInputError, FieldError, NotFoundError } from '../../errors';
 import type { KeysetPage } from '../../db/keyset';
 import { LocationLoaders, ratesOfLocations } from './location.loaders';
+import { bumpLocationVersion, locationVersion } from './location-version.store';
 import {
   LocationInfoRow,
   LocationInfoTypeRow,
@@ -183,14 +184,16 @@ export async function upsertLocationTree(
     for (const [kind, table] of CHILD_TABLES) {
       const given = tree[kind];
       if (given)
-        await deleteChildrenExcept(
-          db,
-          table,
-          location.id,
-          given.map((c) => c.name),
-        );
+        changed =
+          (await deleteChildrenExcept(
+            db,
+            table,
+            location.id,
+            given.map((c) => c.name),
+          )) > 0 || changed;
     }
   }
+  if (changed) await bumpLocationVersion(db, tenantId);
   return { location, changed };
 }
 
@@ -222,6 +225,7 @@ export async function upsertInfoType(
     }
     if (existing.value === input.value) return { type: existing, changed: false };
     await updateInfoTypeValue(db, existing.id, input.value);
+    await bumpLocationVersion(db, tenantId);
     return { type: { ...existing, value: input.value }, changed: true };
   }
   if (input.id !== undefined && (await findInfoTypeById(db, input.id))) {
@@ -230,6 +234,7 @@ export async function upsertInfoType(
     ]);
   }
   const id = await insertInfoType(db, { id: input.id, tenantId, name: input.name, value: input.value });
+  await bumpLocationVersion(db, tenantId);
   return { type: { id, tenantId, name: input.name, value: input.value }, changed: true };
 }
 
@@ -277,6 +282,15 @@ export class LocationService {
   }
 
   /**
+   * The tenant's location data version (one primary-key read): it changes in the same commit as
+   * every write to the tenant's locations, rates, infos, info types or profiles, on every gateway
+   * instance sharing the database; the REST list's `ETag` is made from it (src/rest/conditional.ts).
+   */
+  version(tenantId: number): Promise<number> {
+    return locationVersion(this.db, tenantId);
+  }
+
+  /**
    * One page read of a tenant's locations in id order (Relay paging, src/graphql/relay.ts): up to
    * `limit + 1` rows in the paging direction (src/db/keyset.ts). With `name`, only the location
    * of that name (zero or one row). `totalCount` counts the filter's matches.
@@ -319,6 +333,7 @@ export class LocationService {
           fields: [{ field: 'name', description: 'names no location of this tenant' }],
         });
       await deleteLocation(trx, loc.id);
+      await bumpLocationVersion(trx, tenantId);
       return loc;
     });
   }

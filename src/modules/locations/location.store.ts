@@ -362,14 +362,14 @@ export async function upsertProfile(
   return true;
 }
 
-/** Deletes a location's children of one kind whose names are not in `keep`. */
+/** Deletes a location's children of one kind whose names are not in `keep`; returns how many went. */
 export async function deleteChildrenExcept(
   db: Knex,
   table: 'location_rates' | 'location_infos' | 'location_profiles',
   locationId: number,
   keep: string[],
-): Promise<void> {
+): Promise<number> {
   const q = db(table).where({ location_id: locationId });
   if (keep.length) q.whereNotIn('name', keep);
-  await q.delete();
+  return Number(await q.delete());
 }
