@@ -8,26 +8,29 @@ import { normalizeMsisdn } from '../lib/msisdn';
 import { upsertInfoType, upsertLocationTree } from '../modules/locations/location.service';
 import { findInfoType, findLocation } from '../modules/locations/location.store';
 import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
-import { PlanService, SubscriberPlanField } from '../modules/sharing/plan.service';
+import { PlanService } from '../modules/sharing/plan.service';
 import { setTenantPortal } from '../modules/portal/portal.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
-import { BadUserInputError } from '../errors';
 import { SubscriberService } from '../modules/subscribers/subscriber.service';
+import { BalanceAdjustmentService } from '../modules/charging/balance-adjustment.service';
+import { DEFAULT_BATCH_ROWS, DEFAULT_LOCK_WAIT_MS, writeBatch } from './batch';
+import { DatasetError, atPath, unknownTenant } from './dataset-error';
 import { DATASET_SCHEMA, Dataset } from './dataset.schema';
+import {
+  KeptValues,
+  ResetOptions,
+  addKeptValues,
+  noKeptValues,
+  putSubscriber,
+  recordQuotaReset,
+  remainingToWrite,
+} from './kept-values';
+import { preflightDataset, subscriberPlanRefusals } from './preflight';
 
-/** A rejected dataset: `path` is the JSON path of the first error (`$.clients[0].password`). */
-export class DatasetError extends Error {
-  override name = 'DatasetError';
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-  }
-}
+export { DatasetError } from './dataset-error';
 
-/** Rows created, updated and left unchanged per section. */
-export type ImportSummary = Record<
+/** The sections of a dataset, in the order the import writes them. */
+type SectionName =
   | 'tenants'
   | 'clients'
   | 'subscribers'
@@ -35,9 +38,30 @@ export type ImportSummary = Record<
   | 'planDefinitions'
   | 'subscriberPlans'
   | 'locationInfoTypes'
-  | 'locations',
-  { created: number; updated: number; unchanged: number }
->;
+  | 'locations';
+
+/**
+ * Rows created, updated and left unchanged per section; and `kept`, the existing balances and
+ * plan remaining quotas that differ from the file, left as they are (`kept`) or reset through a
+ * ledger entry or event (`reset`, with the options asking for it).
+ */
+export type ImportSummary = Record<SectionName, { created: number; updated: number; unchanged: number }> & {
+  kept: KeptValues;
+};
+
+/**
+ * Options of {@link importDataset}. By default a balance or a plan's remaining quota is taken
+ * from the file only when its row is created (docs/cli.md "Importing into a live database").
+ */
+export interface ImportOptions extends Partial<ResetOptions> {
+  /** Rows of a section per transaction (default {@link DEFAULT_BATCH_ROWS}). */
+  batchRows?: number;
+  /** How long one batch may wait for its locks, ms (default {@link DEFAULT_LOCK_WAIT_MS}). */
+  lockWaitMs?: number;
+}
+
+/** The reason on the ledger entries and events of a reset when the caller gives none. */
+export const DEFAULT_IMPORT_REASON = 'dataset import';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
 const validateDataset = ajv.compile(DATASET_SCHEMA);
@@ -121,22 +145,6 @@ export function validateDatasetDocument(doc: unknown): Dataset {
   return ds;
 }
 
-/** Runs a service call, turning its field errors into a DatasetError under `base`. */
-async function atPath<T>(base: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof BadUserInputError) {
-      const field = err.fields[0]?.field ?? '';
-      throw new DatasetError(
-        field.startsWith('[') || !field ? `${base}${field}` : `${base}.${field}`,
-        err.fields[0]?.description ?? err.message,
-      );
-    }
-    throw err;
-  }
-}
-
 function emptySummary(): ImportSummary {
   const z = () => ({ created: 0, updated: 0, unchanged: 0 });
   return {
@@ -148,12 +156,13 @@ function emptySummary(): ImportSummary {
     subscriberPlans: z(),
     locationInfoTypes: z(),
     locations: z(),
+    kept: noKeptValues(),
   };
 }
 
 async function tenantId(trx: Knex, name: string, path: string): Promise<number> {
   const t = await findTenantByName(trx, name);
-  if (!t) throw new DatasetError(path, `tenant "${name}" is neither in the file nor in the database`);
+  if (!t) throw unknownTenant(path, name);
   return t.id;
 }
 
@@ -170,14 +179,23 @@ async function sameClient(
   );
 }
 
-/** What every section's upsert works with: the transaction, its clock reading, the services, the tally. */
+/**
+ * What every section's upsert works with: the batch's transaction, the import's clock reading,
+ * the services, the options, the batch's tally, and where the batch starts in its section.
+ */
 interface ImportRun {
   trx: Knex.Transaction;
   /** The import's one timestamp (ms since the epoch), stamped on every row it writes. */
   now: number;
+  clock: Clock;
+  /** The batch's own counts, added to the import's once the batch has committed. */
   summary: ImportSummary;
   subscribers: SubscriberService;
   plans: PlanService;
+  adjustments: BalanceAdjustmentService;
+  options: ResetOptions;
+  /** Index in the file's section of the batch's first row (`$.subscribers[first + i]`). */
+  first: number;
 }
 
 type Rows<K extends keyof Dataset> = NonNullable<Dataset[K]>;
@@ -213,7 +231,7 @@ async function importTenants(run: ImportRun, rows: Rows<'tenants'>): Promise<voi
 async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<void> {
   const { trx, now } = run;
   for (const [i, c] of rows.entries()) {
-    const tenant = await tenantId(trx, c.tenant, `$.clients[${i}].tenant`);
+    const tenant = await tenantId(trx, c.tenant, `$.clients[${run.first + i}].tenant`);
     const existing = await findClientByUsername(trx, c.username);
     if (existing && (await sameClient(existing, tenant, c))) {
       run.summary.clients.unchanged++;
@@ -233,10 +251,14 @@ async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<voi
   }
 }
 
-/** Subscribers by (tenant, msisdn); a missing balance is 0, and a postpaid one may be negative. */
+/**
+ * Subscribers by (tenant, msisdn); a missing balance is 0, and a postpaid one may be negative.
+ * An existing subscriber's balance is kept, or reset by an adjustment (see putSubscriber).
+ */
 async function importSubscribers(run: ImportRun, rows: Rows<'subscribers'>): Promise<void> {
+  const put = { trx: run.trx, nowMs: run.now, options: run.options, adjustments: run.adjustments };
   for (const [i, s] of rows.entries()) {
-    const tenant = await tenantId(run.trx, s.tenant, `$.subscribers[${i}].tenant`);
+    const tenant = await tenantId(run.trx, s.tenant, `$.subscribers[${run.first + i}].tenant`);
     const write = {
       tenantId: tenant,
       msisdn: normalizeMsisdn(s.msisdn)!,
@@ -245,14 +267,14 @@ async function importSubscribers(run: ImportRun, rows: Rows<'subscribers'>): Pro
       balance: Money.parse(s.balance ?? '0', { allowNegative: true }),
       currency: s.currency,
     };
-    run.summary.subscribers[await run.subscribers.put(write, run.now, { trx: run.trx })]++;
+    run.summary.subscribers[await putSubscriber({ ...put, tally: run.summary.kept }, write)]++;
   }
 }
 
 /** Catalogue ratings by (tenant, five lookup keys, kind); an absent key is the wildcard. */
 async function importRatings(run: ImportRun, rows: Rows<'ratings'>): Promise<void> {
   for (const [i, r] of rows.entries()) {
-    const tenant = await tenantId(run.trx, r.tenant, `$.ratings[${i}].tenant`);
+    const tenant = await tenantId(run.trx, r.tenant, `$.ratings[${run.first + i}].tenant`);
     const { created, changed } = await upsertRating(
       run.trx,
       {
@@ -275,8 +297,8 @@ async function importRatings(run: ImportRun, rows: Rows<'ratings'>): Promise<voi
 /** Plan definitions by (tenant, name), through the plan service's own rules. */
 async function importPlanDefinitions(run: ImportRun, rows: Rows<'planDefinitions'>): Promise<void> {
   for (const [i, d] of rows.entries()) {
-    const tenant = await tenantId(run.trx, d.tenant, `$.planDefinitions[${i}].tenant`);
-    const { created, changed } = await atPath(`$.planDefinitions[${i}]`, () =>
+    const tenant = await tenantId(run.trx, d.tenant, `$.planDefinitions[${run.first + i}].tenant`);
+    const { created, changed } = await atPath(`$.planDefinitions[${run.first + i}]`, () =>
       run.plans.writePlanDefinition({ tenantId: tenant }, d, { trx: run.trx }),
     );
     run.summary.planDefinitions[outcome(created, changed)]++;
@@ -285,29 +307,24 @@ async function importPlanDefinitions(run: ImportRun, rows: Rows<'planDefinitions
 
 /**
  * Subscriber plans by id. The subscriber and the plan definition must exist (in the file or the
- * database), and the id must not be another tenant's plan; each refusal names its field.
+ * database), and the id must not be another tenant's plan; each refusal names its field. An
+ * existing plan's `remaining` is kept, or reset with a `plan.quota.reset` event (see remainingToWrite).
  */
 async function importSubscriberPlans(run: ImportRun, rows: Rows<'subscriberPlans'>): Promise<void> {
   for (const [i, p] of rows.entries()) {
-    const at = `$.subscriberPlans[${i}]`;
+    const at = `$.subscriberPlans[${run.first + i}]`;
     const tenant = await tenantId(run.trx, p.tenant, `${at}.tenant`);
-    const refusals: Record<SubscriberPlanField, DatasetError> = {
-      msisdn: new DatasetError(
-        `${at}.msisdn`,
-        `subscriber ${normalizeMsisdn(p.msisdn)} is neither in the file nor in the database`,
-      ),
-      planDefinition: new DatasetError(
-        `${at}.planDefinition`,
-        `plan definition "${p.planDefinition}" is neither in the file nor in the database`,
-      ),
-      id: new DatasetError(`${at}.id`, "is the id of another tenant's plan"),
-    };
+    const refusals = subscriberPlanRefusals(at, p);
+    const { remaining, existing } = await remainingToWrite(run.trx, tenant, p, run.options, run.summary.kept);
     const { created, changed } = await atPath(at, () =>
-      run.plans.writeSubscriberPlan({ tenantId: tenant }, p, {
-        trx: run.trx,
-        refuse: (field) => refusals[field],
-      }),
+      run.plans.writeSubscriberPlan(
+        { tenantId: tenant },
+        { ...p, remaining },
+        { trx: run.trx, refuse: (field) => refusals[field] },
+      ),
     );
+    if (existing && existing.remaining !== remaining)
+      await recordQuotaReset(run.trx, run.clock, existing, remaining, run.options.reason);
     run.summary.subscriberPlans[outcome(created, changed)]++;
   }
 }
@@ -316,9 +333,11 @@ async function importSubscriberPlans(run: ImportRun, rows: Rows<'subscriberPlans
 async function importLocationInfoTypes(run: ImportRun, rows: Rows<'locationInfoTypes'>): Promise<void> {
   const { trx } = run;
   for (const [i, t] of rows.entries()) {
-    const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);
+    const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${run.first + i}].tenant`);
     const before = await findInfoType(trx, tenant, t.name);
-    const { changed } = await atPath(`$.locationInfoTypes[${i}]`, () => upsertInfoType(trx, tenant, t));
+    const { changed } = await atPath(`$.locationInfoTypes[${run.first + i}]`, () =>
+      upsertInfoType(trx, tenant, t),
+    );
     run.summary.locationInfoTypes[outcome(!before, changed)]++;
   }
 }
@@ -329,7 +348,7 @@ async function importLocations(run: ImportRun, rows: Rows<'locations'>): Promise
   const nul = <T extends { description?: string | null }>(xs?: T[]) =>
     xs?.map((x) => ({ ...x, description: x.description ?? null }));
   for (const [i, l] of rows.entries()) {
-    const tenant = await tenantId(trx, l.tenant, `$.locations[${i}].tenant`);
+    const tenant = await tenantId(trx, l.tenant, `$.locations[${run.first + i}].tenant`);
     const existed = !!(await findLocation(trx, tenant, l.name));
     const tree = {
       name: l.name,
@@ -338,35 +357,101 @@ async function importLocations(run: ImportRun, rows: Rows<'locations'>): Promise
       infos: nul(l.infos),
       profiles: nul(l.profiles),
     };
-    const { changed } = await atPath(`$.locations[${i}]`, () => upsertLocationTree(trx, tenant, tree, false));
+    const { changed } = await atPath(`$.locations[${run.first + i}]`, () =>
+      upsertLocationTree(trx, tenant, tree, false),
+    );
     run.summary.locations[outcome(!existed, changed)]++;
   }
 }
 
+/** Adds a committed batch's counts to the import's. */
+function addSummary(into: ImportSummary, from: ImportSummary): void {
+  for (const k of Object.keys(from) as (keyof ImportSummary)[]) {
+    if (k === 'kept') addKeptValues(into.kept, from.kept);
+    else for (const o of ['created', 'updated', 'unchanged'] as const) into[k][o] += from[k][o];
+  }
+}
+
+/** One section's upsert of a batch of its rows. */
+type Section<T> = (run: ImportRun, rows: T[]) => Promise<void>;
+
 /**
- * Imports a dataset document (CONTRACT §9): validates the whole document first, then upserts
- * every row (tenants, clients, subscribers, ratings, plan definitions, subscriber plans, location
- * info types, locations with their rates, infos and profiles) by its natural key in one
- * transaction, sections in that order (each may name rows of the ones before). Importing the same
- * file twice changes nothing (a client's stored hash is kept while its password still verifies).
- * A bad file is rejected whole and nothing is written.
- * @throws DatasetError with the JSON path of the first error.
+ * Writes `rows` through `section` in batches of `batchRows`, each in its own short transaction
+ * (writeBatch, ./batch.ts: waits for the lock, reruns a conflict whole); a batch's counts join
+ * `summary` once it has committed.
  */
-export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promise<ImportSummary> {
+async function inBatches<T>(
+  db: Knex,
+  rows: T[],
+  section: Section<T>,
+  run: Omit<ImportRun, 'trx' | 'summary' | 'first'>,
+  summary: ImportSummary,
+  options: ImportOptions,
+): Promise<void> {
+  const size = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
+  for (let first = 0; first < rows.length; first += size) {
+    const tally = await writeBatch(
+      db,
+      async (trx) => {
+        const batch = emptySummary();
+        await section({ ...run, trx, first, summary: batch }, rows.slice(first, first + size));
+        return batch;
+      },
+      options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+    );
+    addSummary(summary, tally);
+  }
+}
+
+/**
+ * Imports a dataset document (CONTRACT §9) into a database that may be serving: validates the
+ * whole document first (the JSON Schema, then, reading only, every reference and rule a write
+ * could refuse: preflightDataset), then upserts every row (tenants, clients, subscribers,
+ * ratings, plan definitions, subscriber plans, location info types, locations with their rates,
+ * infos and profiles) by its natural key, sections in that order (each may name rows of the
+ * ones before), in short transactions of `batchRows` rows that wait their turn for the locks
+ * (./batch.ts), so a gateway's own writes keep flowing between them.
+ * A subscriber's balance and a plan's remaining quota are taken from the file only when the row
+ * is created; an existing one is kept (counted in `summary.kept`) unless `resetBalances` /
+ * `resetQuotas` ask to set it through a ledger entry or event (./kept-values.ts).
+ * Importing the same file twice changes nothing (a client's stored hash is kept while its
+ * password still verifies). A bad file is rejected whole and nothing is written; should the
+ * database fail between batches, the batches before stay written, and importing the file again
+ * completes it.
+ * @throws DatasetError with the JSON path of the first error; the database's error once a
+ *   batch's waits are spent (see writeBatch).
+ */
+export async function importDataset(
+  db: Knex,
+  doc: unknown,
+  clock: Clock,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const ds = validateDatasetDocument(doc);
+  await preflightDataset(db, ds);
   const summary = emptySummary();
   const subscribers = new SubscriberService(db);
-  const plans = new PlanService(db, clock, subscribers);
-  await db.transaction(async (trx) => {
-    const run: ImportRun = { trx, now: clock.nowMs(), summary, subscribers, plans };
-    await importTenants(run, ds.tenants ?? []);
-    await importClients(run, ds.clients ?? []);
-    await importSubscribers(run, ds.subscribers ?? []);
-    await importRatings(run, ds.ratings ?? []);
-    await importPlanDefinitions(run, ds.planDefinitions ?? []);
-    await importSubscriberPlans(run, ds.subscriberPlans ?? []);
-    await importLocationInfoTypes(run, ds.locationInfoTypes ?? []);
-    await importLocations(run, ds.locations ?? []);
-  });
+  const run = {
+    now: clock.nowMs(),
+    clock,
+    subscribers,
+    plans: new PlanService(db, clock, subscribers),
+    adjustments: new BalanceAdjustmentService({ knex: db, clock }),
+    options: {
+      resetBalances: options.resetBalances ?? false,
+      resetQuotas: options.resetQuotas ?? false,
+      reason: options.reason ?? DEFAULT_IMPORT_REASON,
+    },
+  };
+  const batches = <T>(rows: T[] | undefined, section: Section<T>) =>
+    inBatches(db, rows ?? [], section, run, summary, options);
+  await batches(ds.tenants, importTenants);
+  await batches(ds.clients, importClients);
+  await batches(ds.subscribers, importSubscribers);
+  await batches(ds.ratings, importRatings);
+  await batches(ds.planDefinitions, importPlanDefinitions);
+  await batches(ds.subscriberPlans, importSubscriberPlans);
+  await batches(ds.locationInfoTypes, importLocationInfoTypes);
+  await batches(ds.locations, importLocations);
   return summary;
 }
