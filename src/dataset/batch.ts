@@ -8,11 +8,28 @@ import {
 } from '../db/knex';
 
 /**
- * Rows of one section written per transaction. Small enough that a batch holds SQLite's write
+ * Most rows of one section written per transaction. Small enough that a batch holds SQLite's write
  * lock for a few tens of milliseconds, well under a serving gateway's `SQLITE_BUSY_TIMEOUT_MS`
  * (200 ms by default), so its charges and donations keep committing between the batches.
  */
 export const DEFAULT_BATCH_ROWS = 200;
+
+/**
+ * How long a batch should hold its locks, ms: a quarter of a gateway's default
+ * `SQLITE_BUSY_TIMEOUT_MS`. The import sizes its next batch from how long the last one took
+ * (see {@link nextBatchRows}), since a row's cost varies (a location with hundreds of infos) and
+ * a busy process stretches every statement.
+ */
+export const TARGET_BATCH_MS = 50;
+
+/**
+ * The rows of the next batch after one of `rows` rows ran for `elapsedMs`: scaled towards
+ * {@link TARGET_BATCH_MS}, at most doubled, between 1 and `maxRows`.
+ */
+export function nextBatchRows(rows: number, elapsedMs: number, maxRows: number): number {
+  const scaled = Math.floor((rows * TARGET_BATCH_MS) / Math.max(elapsedMs, 1));
+  return Math.max(1, Math.min(maxRows, rows * 2, scaled));
+}
 
 /**
  * How long one batch waits, in all, for its turn at the write lock (SQLite) or for the row locks

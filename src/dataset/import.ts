@@ -1,7 +1,6 @@
 import Ajv, { ErrorObject } from 'ajv';
 import { Knex } from 'knex';
 import { ApiClient, findClientByUsername, insertClient, updateClient } from '../auth/client.store';
-import { hashPassword, verifyPassword } from '../auth/password';
 import { Clock } from '../lib/clock';
 import { Money } from '../lib/money';
 import { normalizeMsisdn } from '../lib/msisdn';
@@ -13,7 +12,7 @@ import { setTenantPortal } from '../modules/portal/portal.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
 import { SubscriberService } from '../modules/subscribers/subscriber.service';
 import { BalanceAdjustmentService } from '../modules/charging/balance-adjustment.service';
-import { DEFAULT_BATCH_ROWS, DEFAULT_LOCK_WAIT_MS, writeBatch } from './batch';
+import { DEFAULT_BATCH_ROWS, DEFAULT_LOCK_WAIT_MS, nextBatchRows, writeBatch } from './batch';
 import { DatasetError, atPath, unknownTenant } from './dataset-error';
 import { DATASET_SCHEMA, Dataset } from './dataset.schema';
 import {
@@ -25,6 +24,7 @@ import {
   recordQuotaReset,
   remainingToWrite,
 } from './kept-values';
+import { PasswordCheck, checkPasswords, freshHash, passwordVerifies } from './passwords';
 import { preflightDataset, subscriberPlanRefusals } from './preflight';
 
 export { DatasetError } from './dataset-error';
@@ -166,16 +166,17 @@ async function tenantId(trx: Knex, name: string, path: string): Promise<number> 
   return t.id;
 }
 
-async function sameClient(
+function sameClient(
   existing: ApiClient,
   tenant: number,
   c: NonNullable<Dataset['clients']>[number],
-): Promise<boolean> {
+  verifies: boolean,
+): boolean {
   return (
     existing.tenantId === tenant &&
     existing.enabled === (c.enabled ?? true) &&
     [...existing.permissions].sort().join(',') === [...c.permissions].sort().join(',') &&
-    (await verifyPassword(c.password, existing.passwordHash))
+    verifies
   );
 }
 
@@ -194,6 +195,8 @@ interface ImportRun {
   plans: PlanService;
   adjustments: BalanceAdjustmentService;
   options: ResetOptions;
+  /** The password work of the file's clients, done before the first batch (./passwords.ts). */
+  passwords: Map<string, PasswordCheck>;
   /** Index in the file's section of the batch's first row (`$.subscribers[first + i]`). */
   first: number;
 }
@@ -233,15 +236,16 @@ async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<voi
   for (const [i, c] of rows.entries()) {
     const tenant = await tenantId(trx, c.tenant, `$.clients[${run.first + i}].tenant`);
     const existing = await findClientByUsername(trx, c.username);
-    if (existing && (await sameClient(existing, tenant, c))) {
+    const check = run.passwords.get(c.username);
+    const keepHash = !!existing && (await passwordVerifies(check, c.password, existing.passwordHash));
+    if (existing && sameClient(existing, tenant, c, keepHash)) {
       run.summary.clients.unchanged++;
       continue;
     }
-    const keepHash = existing && (await verifyPassword(c.password, existing.passwordHash));
     const write = {
       tenantId: tenant,
       username: c.username,
-      passwordHash: keepHash ? existing.passwordHash : await hashPassword(c.password),
+      passwordHash: existing && keepHash ? existing.passwordHash : await freshHash(check, c.password),
       permissions: c.permissions,
       enabled: c.enabled ?? true,
     };
@@ -376,9 +380,10 @@ function addSummary(into: ImportSummary, from: ImportSummary): void {
 type Section<T> = (run: ImportRun, rows: T[]) => Promise<void>;
 
 /**
- * Writes `rows` through `section` in batches of `batchRows`, each in its own short transaction
- * (writeBatch, ./batch.ts: waits for the lock, reruns a conflict whole); a batch's counts join
- * `summary` once it has committed.
+ * Writes `rows` through `section` in batches of at most `batchRows`, each in its own short
+ * transaction (writeBatch, ./batch.ts: waits for the lock, reruns a conflict whole), each sized
+ * from how long the one before held its locks (nextBatchRows); a batch's counts join `summary`
+ * once it has committed.
  */
 async function inBatches<T>(
   db: Knex,
@@ -388,18 +393,22 @@ async function inBatches<T>(
   summary: ImportSummary,
   options: ImportOptions,
 ): Promise<void> {
-  const size = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
-  for (let first = 0; first < rows.length; first += size) {
-    const tally = await writeBatch(
+  const maxRows = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
+  let size = Math.min(maxRows, 20);
+  for (let first = 0; first < rows.length;) {
+    const { batch, elapsedMs } = await writeBatch(
       db,
       async (trx) => {
-        const batch = emptySummary();
-        await section({ ...run, trx, first, summary: batch }, rows.slice(first, first + size));
-        return batch;
+        const started = performance.now();
+        const counts = emptySummary();
+        await section({ ...run, trx, first, summary: counts }, rows.slice(first, first + size));
+        return { batch: counts, elapsedMs: performance.now() - started };
       },
       options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     );
-    addSummary(summary, tally);
+    addSummary(summary, batch);
+    first += size;
+    size = nextBatchRows(size, elapsedMs, maxRows);
   }
 }
 
@@ -437,6 +446,7 @@ export async function importDataset(
     subscribers,
     plans: new PlanService(db, clock, subscribers),
     adjustments: new BalanceAdjustmentService({ knex: db, clock }),
+    passwords: await checkPasswords(db, ds.clients ?? []),
     options: {
       resetBalances: options.resetBalances ?? false,
       resetQuotas: options.resetQuotas ?? false,

@@ -1,0 +1,172 @@
+import { Knex } from 'knex';
+import { Dataset } from '../../src/dataset/dataset.schema';
+import { ImportSummary, importDataset } from '../../src/dataset/import';
+import { TestApp, TestResponse, startTestApp } from '../helpers/app';
+import { chargingDataset, ratingBody } from '../helpers/charging';
+import { reopenTestDb } from '../helpers/db';
+import { DONOR, PLAN, R, RECIPIENT_COUNT, sharingDataset, sqsClient } from '../helpers/sharing';
+
+/** acme subscribers the load charges: S(0)..S(LOADED-1). */
+const S = (i: number) => `3538950${String(i).padStart(5, '0')}`;
+const LOADED = 400;
+const CRS = {
+  auth: 'Basic ' + Buffer.from('crs:crs-password').toString('base64'),
+  json: true,
+  headers: { tenant: 'acme' },
+};
+
+/** The charging and sharing fixtures together, `extra` more acme subscribers, every one at 100.00. */
+function liveDataset(extra: number, from = LOADED): Dataset {
+  const ds = sharingDataset();
+  const charging = chargingDataset();
+  ds.ratings = charging.ratings;
+  ds.clients!.push(...charging.clients!.filter((c) => c.username === 'crs'));
+  const sub = (msisdn: string) => ({
+    tenant: 'acme',
+    msisdn,
+    status: 'active' as const,
+    paymentType: 'prepaid' as const,
+    balance: '100.00',
+    currency: 'EUR',
+  });
+  ds.subscribers!.push(...Array.from({ length: LOADED }, (_, i) => sub(S(i))));
+  ds.subscribers!.push(...Array.from({ length: extra }, (_, i) => sub(S(from + i))));
+  return ds;
+}
+
+/** Every acme subscriber's balance in micros. */
+async function balances(db: Knex): Promise<Map<string, bigint>> {
+  const rows = await db('subscribers as s')
+    .join('tenants as t', 't.id', 's.tenant_id')
+    .where('t.name', 'acme')
+    .select('s.msisdn', 's.balance_micros');
+  return new Map(
+    rows.map((r: { msisdn: string; balance_micros: unknown }) => [
+      r.msisdn,
+      BigInt(String(r.balance_micros)),
+    ]),
+  );
+}
+
+/** Σ successful ledger entries per msisdn: − charges + refunds ± adjustments, in micros. */
+async function ledgerMoves(db: Knex): Promise<Map<string, bigint>> {
+  const rows = await db('charges')
+    .where({ return_code: 0 })
+    .select('msisdn', 'kind')
+    .sum({ s: 'amount_micros' })
+    .groupBy('msisdn', 'kind');
+  const out = new Map<string, bigint>();
+  for (const r of rows as { msisdn: string; kind: string; s: unknown }[]) {
+    const amount = BigInt(String(r.s));
+    const signed = r.kind === 'charge' ? -amount : amount;
+    out.set(r.msisdn, (out.get(r.msisdn) ?? 0n) + signed);
+  }
+  return out;
+}
+
+/** `remaining` of a plan plus Σ quota it granted (all periods). */
+async function conservedQuota(db: Knex, planId: number): Promise<number> {
+  const plan = await db('subscriber_plans').where({ id: planId }).first();
+  const granted = await db('allowances').sum({ s: 'amount' }).where({ donor_plan_id: planId }).first();
+  return Number(plan.remaining) + Number(granted?.s ?? 0);
+}
+
+/**
+ * Sends charges (with a refund of every fifth) and donations from the credit plan, `workers` at a
+ * time, until `stop()` resolves; returns how many were sent and every answer that was not a success.
+ */
+async function loadUntil(
+  app: TestApp,
+  stop: Promise<unknown>,
+): Promise<{ sent: number; failures: string[] }> {
+  const sqs = sqsClient(app);
+  let running = true;
+  let sent = 0;
+  const failures: string[] = [];
+  const check = (what: string, r: TestResponse, ok: boolean) => {
+    sent++;
+    if (!ok) failures.push(`${what}: ${r.status} ${r.text}`);
+  };
+  const charger = async (w: number) => {
+    for (let n = 0; running; n++) {
+      const body = ratingBody({}, { msisdn: S((w * 97 + n * 13) % LOADED) });
+      const r = await app.request('POST', '/crs-api/processRating', { ...CRS, body });
+      check('charge', r, r.status === 200 && r.json().returnCode === 0);
+      if (n % 5 === 0) {
+        const back = await app.request('POST', '/crs-api/processRefund', { ...CRS, body });
+        check('refund', back, back.status === 200 && back.json().returnCode === 0);
+      }
+    }
+  };
+  const donor = async (w: number) => {
+    for (let n = 0; running; n++) {
+      const r = await sqs.donate({
+        donorId: DONOR,
+        donorPlanId: PLAN.credit,
+        quotaType: 'amount',
+        recipients: [{ recipientId: R((w * 31 + n) % RECIPIENT_COUNT), quota: 7 }],
+      });
+      const codes = r.status === 200 ? (r.json().recipients as { errorCode: number }[]) : [];
+      check('donation', r, codes.length === 1 && codes[0].errorCode === 0);
+    }
+  };
+  const workers = [...[0, 1, 2, 3, 4, 5].map(charger), ...[0, 1].map(donor)];
+  await stop.finally(() => {
+    running = false;
+  });
+  await Promise.all(workers);
+  return { sent, failures };
+}
+
+describe('the dataset import on a live database (docs/cli.md "Importing into a live database")', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ dataset: liveDataset(0) });
+  });
+  afterAll(() => app.close());
+
+  it('imports three times while charges, refunds and donations run: no request fails, the ledger identity and quota conservation hold', async () => {
+    const { db } = app.tdb;
+    const start = await balances(db);
+    const creditStart = await conservedQuota(db, PLAN.credit);
+    const importer = reopenTestDb(app.tdb);
+    const summaries: ImportSummary[] = [];
+    try {
+      for (let round = 1; round <= 3; round++) {
+        const load = loadUntil(
+          app,
+          (async () => {
+            // Let the load reach its pace, then import 300 new subscribers beside the loaded ones.
+            await new Promise((r) => setTimeout(r, 300));
+            summaries.push(
+              await importDataset(importer.db, liveDataset(300, LOADED + round * 300), app.clock),
+            );
+          })(),
+        );
+        const { sent, failures } = await load;
+        expect(failures).toEqual([]);
+        expect(sent).toBeGreaterThan(20);
+      }
+    } finally {
+      await importer.destroy();
+    }
+    for (const s of summaries) {
+      expect(s.subscribers.created).toBe(300);
+      // The loaded balances moved since the file's 100.00, and the file did not undo it.
+      expect(s.kept.balances.kept).toBeGreaterThan(0);
+      expect(s.kept.balances.reset).toBe(0);
+      expect(s.kept.quotas.kept).toBe(1);
+    }
+    const end = await balances(db);
+    const moves = await ledgerMoves(db);
+    for (const [msisdn, balance] of end) {
+      const before = start.get(msisdn) ?? 100_000_000n;
+      expect([msisdn, balance]).toEqual([msisdn, before + (moves.get(msisdn) ?? 0n)]);
+    }
+    expect(end.size).toBe(start.size + 900);
+    expect(await conservedQuota(db, PLAN.credit)).toBe(creditStart);
+    expect(await conservedQuota(db, PLAN.credit)).toBeGreaterThan(
+      Number((await db('subscriber_plans').where({ id: PLAN.credit }).first()).remaining),
+    );
+  });
+});
