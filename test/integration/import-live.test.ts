@@ -3,7 +3,10 @@ import { Dataset } from '../../src/dataset/dataset.schema';
 import { ImportSummary, importDataset } from '../../src/dataset/import';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
-import { reopenTestDb } from '../helpers/db';
+import { TestDb, createTestDb, dumpTables, reopenTestDb } from '../helpers/db';
+import { FakeClock } from '../helpers/clock';
+import { BalanceAdjustmentService } from '../../src/modules/charging/balance-adjustment.service';
+import { DatasetError } from '../../src/dataset/import';
 import { DONOR, PLAN, R, RECIPIENT_COUNT, sharingDataset, sqsClient } from '../helpers/sharing';
 
 /** acme subscribers the load charges: S(0)..S(LOADED-1). */
@@ -168,5 +171,124 @@ describe('the dataset import on a live database (docs/cli.md "Importing into a l
     expect(await conservedQuota(db, PLAN.credit)).toBeGreaterThan(
       Number((await db('subscriber_plans').where({ id: PLAN.credit }).first()).remaining),
     );
+  });
+});
+
+describe('the import keeps existing balances and remaining quotas unless told to reset them', () => {
+  let t: TestDb;
+  const clock = new FakeClock();
+  const DONOR_PLAN = PLAN.credit;
+  beforeAll(async () => {
+    t = await createTestDb();
+    await importDataset(t.db, liveDataset(0), clock);
+  });
+  afterAll(() => t.destroy());
+
+  const tenantId = async () => (await t.db('tenants').where({ name: 'acme' }).first()).id as number;
+  const balanceOf = async (msisdn: string) =>
+    String((await t.db('subscribers').where({ msisdn }).first()).balance_micros);
+  const remaining = async () =>
+    Number((await t.db('subscriber_plans').where({ id: DONOR_PLAN }).first()).remaining);
+  const events = (type: string) => t.db('outbox_events').where({ type }).orderBy('seq');
+  /** Moves S(0)'s balance by −2.50 through the ledger and the credit plan's remaining by −100, as charges and a donation would. */
+  const liveChanges = async () => {
+    await new BalanceAdjustmentService({ knex: t.db, clock }).adjustBalance(
+      { tenantId: await tenantId() },
+      S(0),
+      '-2.50',
+      'test charge',
+    );
+    await t.db('subscriber_plans').where({ id: DONOR_PLAN }).decrement('remaining', 100);
+  };
+
+  it('by default: leaves a changed balance and remaining as they are, counts them as kept, writes no ledger entry', async () => {
+    await liveChanges();
+    const ledger = await t.db('charges').count({ n: '*' }).first();
+    const summary = await importDataset(t.db, liveDataset(1), clock, { batchRows: 7 });
+    expect(summary.kept).toEqual({ balances: { kept: 1, reset: 0 }, quotas: { kept: 1, reset: 0 } });
+    expect(summary.subscribers).toEqual({ created: 1, updated: 0, unchanged: LOADED + 85 });
+    expect(summary.subscriberPlans.unchanged).toBe(6);
+    expect(await balanceOf(S(0))).toBe('97500000');
+    expect(await balanceOf(S(LOADED))).toBe('100000000');
+    expect(await remaining()).toBe(60_000 - 100);
+    expect(await t.db('charges').count({ n: '*' }).first()).toEqual(ledger);
+  });
+
+  it('a changed status is written while the balance is kept', async () => {
+    const ds = liveDataset(1);
+    ds.subscribers!.find((s) => s.msisdn === S(0))!.status = 'suspended';
+    const summary = await importDataset(t.db, ds, clock);
+    expect(summary.subscribers.updated).toBe(1);
+    expect(summary.kept.balances).toEqual({ kept: 1, reset: 0 });
+    const row = await t
+      .db('subscribers')
+      .where({ msisdn: S(0) })
+      .first();
+    expect([row.status, String(row.balance_micros)]).toEqual(['suspended', '97500000']);
+  });
+
+  it('with resetBalances: sets the file balance through an adjustment of the difference, with its ledger entry and event', async () => {
+    const summary = await importDataset(t.db, liveDataset(1), clock, {
+      resetBalances: true,
+      reason: 'dataset import fix.json',
+    });
+    expect(summary.kept.balances).toEqual({ kept: 0, reset: 1 });
+    expect(summary.kept.quotas).toEqual({ kept: 1, reset: 0 });
+    expect(await balanceOf(S(0))).toBe('100000000');
+    const entry = await t
+      .db('charges')
+      .where({ msisdn: S(0), kind: 'adjustment' })
+      .orderBy('id', 'desc')
+      .first();
+    expect([String(entry.amount_micros), String(entry.balance_after_micros), entry.reason]).toEqual([
+      '2500000',
+      '100000000',
+      'dataset import fix.json',
+    ]);
+    const adjusted = (await events('balance.adjusted')).map((e) => JSON.parse(e.payload));
+    expect(adjusted.at(-1)).toMatchObject({
+      msisdn: S(0),
+      amount: '2.50',
+      balance: '100.00',
+      reason: 'dataset import fix.json',
+    });
+    expect(await importDataset(t.db, liveDataset(1), clock, { resetBalances: true })).toMatchObject({
+      kept: { balances: { kept: 0, reset: 0 } },
+    });
+  });
+
+  it('with resetQuotas: sets the file remaining and records a plan.quota.reset event', async () => {
+    const summary = await importDataset(t.db, liveDataset(1), clock, { resetQuotas: true });
+    expect(summary.kept.quotas).toEqual({ kept: 0, reset: 1 });
+    expect(summary.subscriberPlans.updated).toBe(1);
+    expect(await remaining()).toBe(60_000);
+    const [reset] = await events('plan.quota.reset');
+    expect(reset.subject).toBe(DONOR);
+    expect(JSON.parse(reset.payload)).toMatchObject({
+      planId: DONOR_PLAN,
+      msisdn: DONOR,
+      amount: 100,
+      remaining: 60_000,
+      reason: 'dataset import',
+    });
+  });
+
+  it('a file refused in a later section writes nothing, whatever the batch size', async () => {
+    const tables = ['tenants', 'api_clients', 'subscribers', 'subscriber_plans', 'charges'];
+    const before = await dumpTables(t.db, tables);
+    const events = await t.db('outbox_events').count({ n: '*' }).first();
+    const ds = liveDataset(50, 5000);
+    ds.subscriberPlans!.push({
+      tenant: 'acme',
+      id: 999,
+      msisdn: S(5000),
+      planDefinition: 'Nope',
+      remaining: 1,
+    });
+    const err = await importDataset(t.db, ds, clock, { batchRows: 1, resetBalances: true }).catch((e) => e);
+    expect(err).toBeInstanceOf(DatasetError);
+    expect(err.path).toBe(`$.subscriberPlans[${ds.subscriberPlans!.length - 1}].planDefinition`);
+    expect(await dumpTables(t.db, tables)).toEqual(before);
+    expect(await t.db('outbox_events').count({ n: '*' }).first()).toEqual(events);
   });
 });
