@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Knex } from 'knex';
 import { Dataset } from '../../src/dataset/dataset.schema';
 import { ImportSummary, importDataset } from '../../src/dataset/import';
@@ -271,6 +275,39 @@ describe('the import keeps existing balances and remaining quotas unless told to
       remaining: 60_000,
       reason: 'dataset import',
     });
+  });
+
+  it('the CLI (the built dist/, as an operator runs it): keeps by default and says so; --reset-balances --reason resets', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-import-'));
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(__dirname, '../../dist/src/cli/bin.js'), 'import', ...args], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    try {
+      const file = path.join(dir, 'live.json');
+      const ds = liveDataset(1);
+      ds.subscribers!.find((s) => s.msisdn === S(1))!.balance = '42.00';
+      fs.writeFileSync(file, JSON.stringify(ds));
+      const kept = cli(file);
+      expect([kept.status, kept.stderr]).toEqual([
+        0,
+        expect.stringMatching(/^kept 1 existing balance\(s\) and 0 plan remaining quota\(s\) that differ/),
+      ]);
+      expect(JSON.parse(kept.stdout).kept.balances).toEqual({ kept: 1, reset: 0 });
+      const reset = cli(file, '--reset-balances', '--reason', 'ops ticket 7');
+      expect([reset.status, reset.stderr]).toEqual([0, '']);
+      expect(JSON.parse(reset.stdout).kept.balances).toEqual({ kept: 0, reset: 1 });
+      const entry = await t
+        .db('charges')
+        .where({ msisdn: S(1), kind: 'adjustment' })
+        .first();
+      expect([String(entry.amount_micros), entry.reason]).toEqual(['-58000000', 'ops ticket 7']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a file refused in a later section writes nothing, whatever the batch size', async () => {
