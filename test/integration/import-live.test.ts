@@ -175,7 +175,7 @@ describe('the dataset import on a live database (docs/cli.md "Importing into a l
     expect(await conservedQuota(db, PLAN.credit)).toBeGreaterThan(
       Number((await db('subscriber_plans').where({ id: PLAN.credit }).first()).remaining),
     );
-  });
+  }, 240_000);
 });
 
 describe('the import keeps existing balances and remaining quotas unless told to reset them', () => {
