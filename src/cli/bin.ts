@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { Knex } from 'knex';
 import { findClientByUsername, insertClient } from '../auth/client.store';
@@ -105,12 +106,36 @@ function addMigrate(program: Command): void {
     );
 }
 
-/** `import <file>`: validates a dataset file (CONTRACT §9), upserts it and prints the summary. */
+/** Options of `import`. */
+interface ImportCliOptions {
+  resetBalances?: boolean;
+  resetQuotas?: boolean;
+  reason?: string;
+}
+
+/**
+ * `import <file> [--reset-balances] [--reset-quotas] [--reason text]`: validates a dataset file
+ * (CONTRACT §9), upserts it in short batches that wait their turn beside a serving gateway, and
+ * prints the summary as one JSON line. Existing balances and plan remaining quotas that differ
+ * from the file are kept (counted on stderr) unless an option resets them through the ledger
+ * (docs/cli.md "Importing into a live database").
+ */
 function addImport(program: Command): void {
   program
     .command('import <file>')
-    .description('validate a dataset file (CONTRACT §9) and upsert it; a bad file changes nothing')
-    .action((file: string) =>
+    .description(
+      'validate a dataset file (CONTRACT §9) and upsert it; a bad file changes nothing; existing balances and plan remaining quotas are kept unless reset',
+    )
+    .option('--reset-balances', "set differing existing balances to the file's through ledger adjustments")
+    .option(
+      '--reset-quotas',
+      "set differing existing plans' remaining to the file's, with a plan.quota.reset event each",
+    )
+    .option(
+      '--reason <text>',
+      'reason on those adjustments and events (default: "dataset import <file name>")',
+    )
+    .action((file: string, opts: ImportCliOptions) =>
       withDb(async (db) => {
         let doc: unknown;
         try {
@@ -118,9 +143,20 @@ function addImport(program: Command): void {
         } catch (err) {
           throw new CliError(`cannot read ${file} as JSON: ${(err as Error).message}`);
         }
+        const reason = (opts.reason ?? `dataset import ${path.basename(file)}`).slice(0, 255);
+        if (!reason.trim()) throw new CliError('--reason: 1-255 characters');
         await migrateLatest(db);
-        const summary = await importDataset(db, doc, systemClock);
+        const summary = await importDataset(db, doc, systemClock, {
+          resetBalances: opts.resetBalances === true,
+          resetQuotas: opts.resetQuotas === true,
+          reason,
+        });
         process.stdout.write(`${JSON.stringify(summary)}\n`);
+        const { balances, quotas } = summary.kept;
+        if (balances.kept || quotas.kept)
+          process.stderr.write(
+            `kept ${balances.kept} existing balance(s) and ${quotas.kept} plan remaining quota(s) that differ from the file (--reset-balances / --reset-quotas set them through the ledger)\n`,
+          );
       }),
     );
 }

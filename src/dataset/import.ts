@@ -1,34 +1,39 @@
-import Ajv, { ErrorObject } from 'ajv';
 import { Knex } from 'knex';
 import { ApiClient, findClientByUsername, insertClient, updateClient } from '../auth/client.store';
-import { hashPassword, verifyPassword } from '../auth/password';
 import { Clock } from '../lib/clock';
 import { Money } from '../lib/money';
 import { normalizeMsisdn } from '../lib/msisdn';
 import { upsertInfoType, upsertLocationTree } from '../modules/locations/location.service';
 import { findInfoType, findLocation } from '../modules/locations/location.store';
 import { WILDCARD, upsertRating } from '../modules/charging/charging.store';
-import { PlanService, SubscriberPlanField } from '../modules/sharing/plan.service';
+import { PlanService } from '../modules/sharing/plan.service';
 import { setTenantPortal } from '../modules/portal/portal.store';
 import { findTenantByName, upsertTenant } from '../modules/tenants/tenant.store';
-import { importRateLimits } from './rate-limits';
-import { BadUserInputError } from '../errors';
 import { SubscriberService } from '../modules/subscribers/subscriber.service';
-import { DATASET_SCHEMA, Dataset } from './dataset.schema';
+import { BalanceAdjustmentService } from '../modules/charging/balance-adjustment.service';
+import { DEFAULT_BATCH_ROWS, DEFAULT_LOCK_WAIT_MS, nextBatchRows, writeBatch } from './batch';
+import { atPath, unknownTenant } from './dataset-error';
+import { Dataset } from './dataset.schema';
+import {
+  KeptValues,
+  ResetOptions,
+  addKeptValues,
+  noKeptValues,
+  putSubscriber,
+  recordQuotaReset,
+  remainingToWrite,
+} from './kept-values';
+import { PasswordCheck, checkPasswords, freshHash, passwordVerifies } from './passwords';
+import { preflightDataset, subscriberPlanRefusals } from './preflight';
+import { importRateLimits } from './rate-limits';
 
-/** A rejected dataset: `path` is the JSON path of the first error (`$.clients[0].password`). */
-export class DatasetError extends Error {
-  override name = 'DatasetError';
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`${path}: ${reason}`);
-  }
-}
+import { validateDatasetDocument } from './validate';
 
-/** Rows created, updated and left unchanged per section. */
-export type ImportSummary = Record<
+export { DatasetError } from './dataset-error';
+export { validateDatasetDocument } from './validate';
+
+/** The sections of a dataset, in the order the import writes them. */
+type SectionName =
   | 'tenants'
   | 'clients'
   | 'subscribers'
@@ -36,107 +41,30 @@ export type ImportSummary = Record<
   | 'planDefinitions'
   | 'subscriberPlans'
   | 'locationInfoTypes'
-  | 'locations',
-  { created: number; updated: number; unchanged: number }
->;
-
-const ajv = new Ajv({ allErrors: false, strict: true });
-const validateDataset = ajv.compile(DATASET_SCHEMA);
-
-function jsonPath(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1);
-  if (extra !== undefined) parts.push(extra);
-  return parts.reduce(
-    (acc, p) =>
-      /^\d+$/.test(p)
-        ? `${acc}[${p}]`
-        : /^[A-Za-z_$][\w$]*$/.test(p)
-          ? `${acc}.${p}`
-          : `${acc}[${JSON.stringify(p)}]`,
-    '$',
-  );
-}
-
-function describe(e: ErrorObject): DatasetError {
-  const params = e.params as Record<string, unknown>;
-  if (e.keyword === 'required')
-    return new DatasetError(jsonPath(e.instancePath, String(params.missingProperty)), 'is required');
-  if (e.keyword === 'additionalProperties') {
-    return new DatasetError(
-      jsonPath(e.instancePath, String(params.additionalProperty)),
-      'is not a known field',
-    );
-  }
-  if (e.keyword === 'enum') {
-    return new DatasetError(
-      jsonPath(e.instancePath),
-      `must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
-    );
-  }
-  return new DatasetError(jsonPath(e.instancePath), e.message ?? 'is invalid');
-}
+  | 'locations';
 
 /**
- * Validates a dataset document (CONTRACT §9) against the JSON Schema and the rules a schema
- * cannot say (duplicate natural keys, prepaid balances not negative).
- * @throws DatasetError with the JSON path of the first error.
+ * Rows created, updated and left unchanged per section; and `kept`, the existing balances and
+ * plan remaining quotas that differ from the file, left as they are (`kept`) or reset through a
+ * ledger entry or event (`reset`, with the options asking for it).
  */
-export function validateDatasetDocument(doc: unknown): Dataset {
-  if (!validateDataset(doc)) throw describe(validateDataset.errors![0]);
-  const ds = doc as Dataset;
-  const seen = new Set<string>();
-  const unique = (key: string, path: string): void => {
-    if (seen.has(key)) throw new DatasetError(path, 'duplicates an earlier row with the same natural key');
-    seen.add(key);
-  };
-  ds.tenants?.forEach((t, i) => unique(`tenant\0${t.name}`, `$.tenants[${i}].name`));
-  ds.clients?.forEach((c, i) => unique(`client\0${c.username}`, `$.clients[${i}].username`));
-  ds.ratings?.forEach((r, i) =>
-    unique(
-      `rating\0${r.tenant}\0${[r.providerId, r.applicationId, r.serviceId ?? '*', r.originId ?? '*', r.bundleId ?? '*', r.kind].join('\0')}`,
-      `$.ratings[${i}]`,
-    ),
-  );
-  ds.planDefinitions?.forEach((d, i) =>
-    unique(`planDefinition\0${d.tenant}\0${d.name}`, `$.planDefinitions[${i}].name`),
-  );
-  ds.subscriberPlans?.forEach((p, i) => unique(`subscriberPlan\0${p.id}`, `$.subscriberPlans[${i}].id`));
-  ds.locationInfoTypes?.forEach((t, i) =>
-    unique(`infoType\0${t.tenant}\0${t.name}`, `$.locationInfoTypes[${i}].name`),
-  );
-  ds.locations?.forEach((l, i) => {
-    unique(`location\0${l.tenant}\0${l.name}`, `$.locations[${i}].name`);
-    l.infos?.forEach((x, j) => unique(`info\0${l.tenant}\0${x.name}`, `$.locations[${i}].infos[${j}].name`));
-    for (const kind of ['rates', 'profiles'] as const) {
-      l[kind]?.forEach((x, j) =>
-        unique(`${kind}\0${l.tenant}\0${l.name}\0${x.name}`, `$.locations[${i}].${kind}[${j}].name`),
-      );
-    }
-  });
-  ds.subscribers?.forEach((s, i) => {
-    unique(`subscriber\0${s.tenant}\0${normalizeMsisdn(s.msisdn)}`, `$.subscribers[${i}].msisdn`);
-    if (s.paymentType === 'prepaid' && s.balance?.startsWith('-')) {
-      throw new DatasetError(`$.subscribers[${i}].balance`, 'a prepaid balance cannot be negative');
-    }
-  });
-  return ds;
+export type ImportSummary = Record<SectionName, { created: number; updated: number; unchanged: number }> & {
+  kept: KeptValues;
+};
+
+/**
+ * Options of {@link importDataset}. By default a balance or a plan's remaining quota is taken
+ * from the file only when its row is created (docs/cli.md "Importing into a live database").
+ */
+export interface ImportOptions extends Partial<ResetOptions> {
+  /** Rows of a section per transaction (default {@link DEFAULT_BATCH_ROWS}). */
+  batchRows?: number;
+  /** How long one batch may wait for its locks, ms (default {@link DEFAULT_LOCK_WAIT_MS}). */
+  lockWaitMs?: number;
 }
 
-/** Runs a service call, turning its field errors into a DatasetError under `base`. */
-async function atPath<T>(base: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof BadUserInputError) {
-      const field = err.fields[0]?.field ?? '';
-      throw new DatasetError(
-        field.startsWith('[') || !field ? `${base}${field}` : `${base}.${field}`,
-        err.fields[0]?.description ?? err.message,
-      );
-    }
-    throw err;
-  }
-}
+/** The reason on the ledger entries and events of a reset when the caller gives none. */
+export const DEFAULT_IMPORT_REASON = 'dataset import';
 
 function emptySummary(): ImportSummary {
   const z = () => ({ created: 0, updated: 0, unchanged: 0 });
@@ -149,36 +77,49 @@ function emptySummary(): ImportSummary {
     subscriberPlans: z(),
     locationInfoTypes: z(),
     locations: z(),
+    kept: noKeptValues(),
   };
 }
 
 async function tenantId(trx: Knex, name: string, path: string): Promise<number> {
   const t = await findTenantByName(trx, name);
-  if (!t) throw new DatasetError(path, `tenant "${name}" is neither in the file nor in the database`);
+  if (!t) throw unknownTenant(path, name);
   return t.id;
 }
 
-async function sameClient(
+function sameClient(
   existing: ApiClient,
   tenant: number,
   c: NonNullable<Dataset['clients']>[number],
-): Promise<boolean> {
+  verifies: boolean,
+): boolean {
   return (
     existing.tenantId === tenant &&
     existing.enabled === (c.enabled ?? true) &&
     [...existing.permissions].sort().join(',') === [...c.permissions].sort().join(',') &&
-    (await verifyPassword(c.password, existing.passwordHash))
+    verifies
   );
 }
 
-/** What every section's upsert works with: the transaction, its clock reading, the services, the tally. */
+/**
+ * What every section's upsert works with: the batch's transaction, the import's clock reading,
+ * the services, the options, the batch's tally, and where the batch starts in its section.
+ */
 interface ImportRun {
   trx: Knex.Transaction;
   /** The import's one timestamp (ms since the epoch), stamped on every row it writes. */
   now: number;
+  clock: Clock;
+  /** The batch's own counts, added to the import's once the batch has committed. */
   summary: ImportSummary;
   subscribers: SubscriberService;
   plans: PlanService;
+  adjustments: BalanceAdjustmentService;
+  options: ResetOptions;
+  /** The password work of the file's clients, done before the first batch (./passwords.ts). */
+  passwords: Map<string, PasswordCheck>;
+  /** Index in the file's section of the batch's first row (`$.subscribers[first + i]`). */
+  first: number;
 }
 
 type Rows<K extends keyof Dataset> = NonNullable<Dataset[K]>;
@@ -214,17 +155,18 @@ async function importTenants(run: ImportRun, rows: Rows<'tenants'>): Promise<voi
 async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<void> {
   const { trx, now } = run;
   for (const [i, c] of rows.entries()) {
-    const tenant = await tenantId(trx, c.tenant, `$.clients[${i}].tenant`);
+    const tenant = await tenantId(trx, c.tenant, `$.clients[${run.first + i}].tenant`);
     const existing = await findClientByUsername(trx, c.username);
-    if (existing && (await sameClient(existing, tenant, c))) {
+    const check = run.passwords.get(c.username);
+    const keepHash = !!existing && (await passwordVerifies(check, c.password, existing.passwordHash));
+    if (existing && sameClient(existing, tenant, c, keepHash)) {
       run.summary.clients.unchanged++;
       continue;
     }
-    const keepHash = existing && (await verifyPassword(c.password, existing.passwordHash));
     const write = {
       tenantId: tenant,
       username: c.username,
-      passwordHash: keepHash ? existing.passwordHash : await hashPassword(c.password),
+      passwordHash: existing && keepHash ? existing.passwordHash : await freshHash(check, c.password),
       permissions: c.permissions,
       enabled: c.enabled ?? true,
     };
@@ -234,10 +176,14 @@ async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<voi
   }
 }
 
-/** Subscribers by (tenant, msisdn); a missing balance is 0, and a postpaid one may be negative. */
+/**
+ * Subscribers by (tenant, msisdn); a missing balance is 0, and a postpaid one may be negative.
+ * An existing subscriber's balance is kept, or reset by an adjustment (see putSubscriber).
+ */
 async function importSubscribers(run: ImportRun, rows: Rows<'subscribers'>): Promise<void> {
+  const put = { trx: run.trx, nowMs: run.now, options: run.options, adjustments: run.adjustments };
   for (const [i, s] of rows.entries()) {
-    const tenant = await tenantId(run.trx, s.tenant, `$.subscribers[${i}].tenant`);
+    const tenant = await tenantId(run.trx, s.tenant, `$.subscribers[${run.first + i}].tenant`);
     const write = {
       tenantId: tenant,
       msisdn: normalizeMsisdn(s.msisdn)!,
@@ -246,14 +192,14 @@ async function importSubscribers(run: ImportRun, rows: Rows<'subscribers'>): Pro
       balance: Money.parse(s.balance ?? '0', { allowNegative: true }),
       currency: s.currency,
     };
-    run.summary.subscribers[await run.subscribers.put(write, run.now, { trx: run.trx })]++;
+    run.summary.subscribers[await putSubscriber({ ...put, tally: run.summary.kept }, write)]++;
   }
 }
 
 /** Catalogue ratings by (tenant, five lookup keys, kind); an absent key is the wildcard. */
 async function importRatings(run: ImportRun, rows: Rows<'ratings'>): Promise<void> {
   for (const [i, r] of rows.entries()) {
-    const tenant = await tenantId(run.trx, r.tenant, `$.ratings[${i}].tenant`);
+    const tenant = await tenantId(run.trx, r.tenant, `$.ratings[${run.first + i}].tenant`);
     const { created, changed } = await upsertRating(
       run.trx,
       {
@@ -276,8 +222,8 @@ async function importRatings(run: ImportRun, rows: Rows<'ratings'>): Promise<voi
 /** Plan definitions by (tenant, name), through the plan service's own rules. */
 async function importPlanDefinitions(run: ImportRun, rows: Rows<'planDefinitions'>): Promise<void> {
   for (const [i, d] of rows.entries()) {
-    const tenant = await tenantId(run.trx, d.tenant, `$.planDefinitions[${i}].tenant`);
-    const { created, changed } = await atPath(`$.planDefinitions[${i}]`, () =>
+    const tenant = await tenantId(run.trx, d.tenant, `$.planDefinitions[${run.first + i}].tenant`);
+    const { created, changed } = await atPath(`$.planDefinitions[${run.first + i}]`, () =>
       run.plans.writePlanDefinition({ tenantId: tenant }, d, { trx: run.trx }),
     );
     run.summary.planDefinitions[outcome(created, changed)]++;
@@ -286,29 +232,24 @@ async function importPlanDefinitions(run: ImportRun, rows: Rows<'planDefinitions
 
 /**
  * Subscriber plans by id. The subscriber and the plan definition must exist (in the file or the
- * database), and the id must not be another tenant's plan; each refusal names its field.
+ * database), and the id must not be another tenant's plan; each refusal names its field. An
+ * existing plan's `remaining` is kept, or reset with a `plan.quota.reset` event (see remainingToWrite).
  */
 async function importSubscriberPlans(run: ImportRun, rows: Rows<'subscriberPlans'>): Promise<void> {
   for (const [i, p] of rows.entries()) {
-    const at = `$.subscriberPlans[${i}]`;
+    const at = `$.subscriberPlans[${run.first + i}]`;
     const tenant = await tenantId(run.trx, p.tenant, `${at}.tenant`);
-    const refusals: Record<SubscriberPlanField, DatasetError> = {
-      msisdn: new DatasetError(
-        `${at}.msisdn`,
-        `subscriber ${normalizeMsisdn(p.msisdn)} is neither in the file nor in the database`,
-      ),
-      planDefinition: new DatasetError(
-        `${at}.planDefinition`,
-        `plan definition "${p.planDefinition}" is neither in the file nor in the database`,
-      ),
-      id: new DatasetError(`${at}.id`, "is the id of another tenant's plan"),
-    };
+    const refusals = subscriberPlanRefusals(at, p);
+    const { remaining, existing } = await remainingToWrite(run.trx, tenant, p, run.options, run.summary.kept);
     const { created, changed } = await atPath(at, () =>
-      run.plans.writeSubscriberPlan({ tenantId: tenant }, p, {
-        trx: run.trx,
-        refuse: (field) => refusals[field],
-      }),
+      run.plans.writeSubscriberPlan(
+        { tenantId: tenant },
+        { ...p, remaining },
+        { trx: run.trx, refuse: (field) => refusals[field] },
+      ),
     );
+    if (existing && existing.remaining !== remaining)
+      await recordQuotaReset(run.trx, run.clock, existing, remaining, run.options.reason);
     run.summary.subscriberPlans[outcome(created, changed)]++;
   }
 }
@@ -317,9 +258,11 @@ async function importSubscriberPlans(run: ImportRun, rows: Rows<'subscriberPlans
 async function importLocationInfoTypes(run: ImportRun, rows: Rows<'locationInfoTypes'>): Promise<void> {
   const { trx } = run;
   for (const [i, t] of rows.entries()) {
-    const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${i}].tenant`);
+    const tenant = await tenantId(trx, t.tenant, `$.locationInfoTypes[${run.first + i}].tenant`);
     const before = await findInfoType(trx, tenant, t.name);
-    const { changed } = await atPath(`$.locationInfoTypes[${i}]`, () => upsertInfoType(trx, tenant, t));
+    const { changed } = await atPath(`$.locationInfoTypes[${run.first + i}]`, () =>
+      upsertInfoType(trx, tenant, t),
+    );
     run.summary.locationInfoTypes[outcome(!before, changed)]++;
   }
 }
@@ -330,7 +273,7 @@ async function importLocations(run: ImportRun, rows: Rows<'locations'>): Promise
   const nul = <T extends { description?: string | null }>(xs?: T[]) =>
     xs?.map((x) => ({ ...x, description: x.description ?? null }));
   for (const [i, l] of rows.entries()) {
-    const tenant = await tenantId(trx, l.tenant, `$.locations[${i}].tenant`);
+    const tenant = await tenantId(trx, l.tenant, `$.locations[${run.first + i}].tenant`);
     const existed = !!(await findLocation(trx, tenant, l.name));
     const tree = {
       name: l.name,
@@ -339,36 +282,108 @@ async function importLocations(run: ImportRun, rows: Rows<'locations'>): Promise
       infos: nul(l.infos),
       profiles: nul(l.profiles),
     };
-    const { changed } = await atPath(`$.locations[${i}]`, () => upsertLocationTree(trx, tenant, tree, false));
+    const { changed } = await atPath(`$.locations[${run.first + i}]`, () =>
+      upsertLocationTree(trx, tenant, tree, false),
+    );
     run.summary.locations[outcome(!existed, changed)]++;
   }
 }
 
+/** Adds a committed batch's counts to the import's. */
+function addSummary(into: ImportSummary, from: ImportSummary): void {
+  for (const k of Object.keys(from) as (keyof ImportSummary)[]) {
+    if (k === 'kept') addKeptValues(into.kept, from.kept);
+    else for (const o of ['created', 'updated', 'unchanged'] as const) into[k][o] += from[k][o];
+  }
+}
+
+/** One section's upsert of a batch of its rows. */
+type Section<T> = (run: ImportRun, rows: T[]) => Promise<void>;
+
 /**
- * Imports a dataset document (CONTRACT §9): validates the whole document first, then upserts
- * every row (tenants, clients, subscribers, ratings, plan definitions, subscriber plans, location
- * info types, locations with their rates, infos and profiles) by its natural key in one
- * transaction, sections in that order (each may name rows of the ones before). Importing the same
- * file twice changes nothing (a client's stored hash is kept while its password still verifies).
- * A bad file is rejected whole and nothing is written.
- * @throws DatasetError with the JSON path of the first error.
+ * Writes `rows` through `section` in batches of at most `batchRows`, each in its own short
+ * transaction (writeBatch, ./batch.ts: waits for the lock, reruns a conflict whole), each sized
+ * from how long the one before held its locks (nextBatchRows); a batch's counts join `summary`
+ * once it has committed.
  */
-export async function importDataset(db: Knex, doc: unknown, clock: Clock): Promise<ImportSummary> {
+async function inBatches<T>(
+  db: Knex,
+  rows: T[],
+  section: Section<T>,
+  run: Omit<ImportRun, 'trx' | 'summary' | 'first'>,
+  summary: ImportSummary,
+  options: ImportOptions,
+): Promise<void> {
+  const maxRows = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
+  let size = Math.min(maxRows, 20);
+  for (let first = 0; first < rows.length;) {
+    const { batch, elapsedMs } = await writeBatch(
+      db,
+      async (trx) => {
+        const started = performance.now();
+        const counts = emptySummary();
+        await section({ ...run, trx, first, summary: counts }, rows.slice(first, first + size));
+        return { batch: counts, elapsedMs: performance.now() - started };
+      },
+      options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+    );
+    addSummary(summary, batch);
+    first += size;
+    size = nextBatchRows(size, elapsedMs, maxRows);
+  }
+}
+
+/**
+ * Imports a dataset document (CONTRACT §9) into a database that may be serving: validates the
+ * whole document first (the JSON Schema, then, reading only, every reference and rule a write
+ * could refuse: preflightDataset), then upserts every row (tenants, clients, subscribers,
+ * ratings, plan definitions, subscriber plans, location info types, locations with their rates,
+ * infos and profiles) by its natural key, sections in that order (each may name rows of the
+ * ones before), in short transactions of `batchRows` rows that wait their turn for the locks
+ * (./batch.ts), so a gateway's own writes keep flowing between them.
+ * A subscriber's balance and a plan's remaining quota are taken from the file only when the row
+ * is created; an existing one is kept (counted in `summary.kept`) unless `resetBalances` /
+ * `resetQuotas` ask to set it through a ledger entry or event (./kept-values.ts).
+ * Importing the same file twice changes nothing (a client's stored hash is kept while its
+ * password still verifies). A bad file is rejected whole and nothing is written; should the
+ * database fail between batches, the batches before stay written, and importing the file again
+ * completes it.
+ * @throws DatasetError with the JSON path of the first error; the database's error once a
+ *   batch's waits are spent (see writeBatch).
+ */
+export async function importDataset(
+  db: Knex,
+  doc: unknown,
+  clock: Clock,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const ds = validateDatasetDocument(doc);
+  await preflightDataset(db, ds);
   const summary = emptySummary();
   const subscribers = new SubscriberService(db);
-  const plans = new PlanService(db, clock, subscribers);
-  await db.transaction(async (trx) => {
-    const run: ImportRun = { trx, now: clock.nowMs(), summary, subscribers, plans };
-    await importTenants(run, ds.tenants ?? []);
-    await importClients(run, ds.clients ?? []);
-    await importRateLimits(trx, ds);
-    await importSubscribers(run, ds.subscribers ?? []);
-    await importRatings(run, ds.ratings ?? []);
-    await importPlanDefinitions(run, ds.planDefinitions ?? []);
-    await importSubscriberPlans(run, ds.subscriberPlans ?? []);
-    await importLocationInfoTypes(run, ds.locationInfoTypes ?? []);
-    await importLocations(run, ds.locations ?? []);
-  });
+  const run = {
+    now: clock.nowMs(),
+    clock,
+    subscribers,
+    plans: new PlanService(db, clock, subscribers),
+    adjustments: new BalanceAdjustmentService({ knex: db, clock }),
+    passwords: await checkPasswords(db, ds.clients ?? []),
+    options: {
+      resetBalances: options.resetBalances ?? false,
+      resetQuotas: options.resetQuotas ?? false,
+      reason: options.reason ?? DEFAULT_IMPORT_REASON,
+    },
+  };
+  const batches = <T>(rows: T[] | undefined, section: Section<T>) =>
+    inBatches(db, rows ?? [], section, run, summary, options);
+  await batches(ds.tenants, importTenants);
+  await batches(ds.clients, importClients);
+  await writeBatch(db, (trx) => importRateLimits(trx, ds), options.lockWaitMs);
+  await batches(ds.subscribers, importSubscribers);
+  await batches(ds.ratings, importRatings);
+  await batches(ds.planDefinitions, importPlanDefinitions);
+  await batches(ds.subscriberPlans, importSubscriberPlans);
+  await batches(ds.locationInfoTypes, importLocationInfoTypes);
+  await batches(ds.locations, importLocations);
   return summary;
 }

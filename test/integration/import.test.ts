@@ -69,10 +69,10 @@ describe('dataset import (CONTRACT §9) on the real database', () => {
     expect(String(pp.balance_micros)).toBe('-1');
   });
 
-  it('updates a row whose fields changed', async () => {
+  it('updates a row whose fields changed (an existing balance only with resetBalances)', async () => {
     const ds = demoDataset();
     ds.subscribers![0].balance = '12.345678';
-    const s = await importDataset(t.db, { subscribers: ds.subscribers }, clock);
+    const s = await importDataset(t.db, { subscribers: ds.subscribers }, clock, { resetBalances: true });
     expect(s.subscribers.updated).toBe(1);
     const row = await t.db('subscribers').where({ msisdn: '353871234567' }).first();
     expect(String(row.balance_micros)).toBe('12345678');

@@ -21,6 +21,7 @@ export const EventType = {
   recurringDonationUpdated: 'recurring-donation.updated',
   recurringDonationDeleted: 'recurring-donation.deleted',
   planRenewed: 'plan.renewed',
+  planQuotaReset: 'plan.quota.reset',
 } as const;
 
 /** One of the catalogue's event type names. */
