@@ -69,7 +69,10 @@ export interface GatewayApp {
    * `close`, and called first on graceful shutdown.
    */
   stopBackground(): Promise<void>;
-  /** Stops the background work, the outbox relay and Apollo (the database is the caller's). */
+  /**
+   * Stops the background work, the outbox relay and Apollo, and writes the buffered token CDRs
+   * (the database is the caller's).
+   */
   close(): Promise<void>;
 }
 
@@ -144,6 +147,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       await stopBackground();
       await relay?.stop();
       await apollo.stop();
+      await services.tokens.flushCdrs(); // the buffered token CDRs "validate", before the database closes
       lifecycle.stopped();
     },
   };
