@@ -71,7 +71,10 @@ export interface GatewayApp {
    * `close`, and called first on graceful shutdown.
    */
   stopBackground(): Promise<void>;
-  /** Stops the background work, the outbox relay, Apollo and the rate limiter's Redis connection (the database is the caller's). */
+  /**
+   * Stops the background work, the outbox relay, Apollo and the rate limiter's Redis connection,
+   * and writes the buffered token CDRs (the database is the caller's).
+   */
   close(): Promise<void>;
 }
 
@@ -155,6 +158,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       await relay?.stop();
       await apollo.stop();
       await rateLimiter.close();
+      await services.tokens.flushCdrs(); // the buffered token CDRs "validate", before the database closes
       lifecycle.stopped();
     },
   };

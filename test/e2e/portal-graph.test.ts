@@ -21,6 +21,7 @@ import { PortalService } from '../../src/modules/portal/portal.service';
 import { TokenService } from '../../src/modules/tokens/token.service';
 import { TestApp, startTestApp } from '../helpers/app';
 import { baseDataset } from '../helpers/fixtures';
+import { waitFor } from '../helpers/wait';
 
 /**
  * The captive portal's GraphQL (docs/portal.md): a subscriber token (`authorization: Bearer`)
@@ -482,6 +483,15 @@ describe('captive portal GraphQL', () => {
           variables: { t: token },
         },
       });
+      // The validate CDR is written by the batch writer within its flush interval.
+      await waitFor(
+        () =>
+          app.tdb
+            .db('cdrs')
+            .where({ type: 'token', transaction_type: 2, record_id: tokenIdOf(token) })
+            .first(),
+        { what: "the token's CDR validate" },
+      );
       const r = spawnSync(
         process.execPath,
         [BIN, 'cdr', 'export', '--type', 'token', '--from', '2026-01-01', '--to', '2027-01-01'],

@@ -185,6 +185,28 @@ export class CdrRecorder {
     return new DonationCdrTrail(this.clock.nowMs(), actor, donationId, recurring);
   }
 
+  /** One CDR as written, stamped now. */
+  private row(
+    actor: CdrActor,
+    type: CdrKind,
+    transactionType: number,
+    recordId: string,
+    fields: CdrFields,
+    actorCause: number | null = null,
+  ): CdrInsert {
+    return {
+      tenantId: actor.tenantId,
+      type,
+      serviceId: SERVICE_ID[type],
+      transactionType,
+      createdAt: this.clock.nowMs(),
+      actor: actorOf(actor),
+      actorCause,
+      recordId,
+      fields,
+    };
+  }
+
   private one(
     db: Knex,
     actor: CdrActor,
@@ -194,19 +216,7 @@ export class CdrRecorder {
     fields: CdrFields,
     actorCause: number | null = null,
   ): Promise<void> {
-    return insertCdrs(db, [
-      {
-        tenantId: actor.tenantId,
-        type,
-        serviceId: SERVICE_ID[type],
-        transactionType,
-        createdAt: this.clock.nowMs(),
-        actor: actorOf(actor),
-        actorCause,
-        recordId,
-        fields,
-      },
-    ]);
+    return insertCdrs(db, [this.row(actor, type, transactionType, recordId, fields, actorCause)]);
   }
 
   /**
@@ -264,7 +274,15 @@ export class CdrRecorder {
    * the database). `actor` is the API client's username, or `portal` for a link opened.
    */
   token(db: Knex, actor: CdrActor, c: TokenCdr): Promise<void> {
-    return this.one(db, actor, 'token', c.transaction, tokenId(c.tokenHash), {
+    return insertCdrs(db, [this.tokenRow(actor, c)]);
+  }
+
+  /**
+   * The token CDR of {@link token} as a row, stamped now, for a writer that inserts it later
+   * (the buffered CDRs "validate", cdr.batch-writer.ts).
+   */
+  tokenRow(actor: CdrActor, c: TokenCdr): CdrInsert {
+    return this.row(actor, 'token', c.transaction, tokenId(c.tokenHash), {
       msisdn: c.msisdn,
       status: c.status,
     });

@@ -5,6 +5,7 @@ import { Clock, epochSeconds } from '../../lib/clock';
 import { MSISDN_RULE, normalizeMsisdn } from '../../lib/msisdn';
 import { BadUserInputError } from '../../errors';
 import { Logger } from '../../logger';
+import { CdrBatchWriter, sharedCdrWriter } from '../cdrs/cdr.batch-writer';
 import { CdrActor, CdrRecorder, TokenCdr } from '../cdrs/cdr.recorder';
 import { TokenTx } from '../cdrs/cdr.layouts';
 import {
@@ -72,6 +73,8 @@ function emptyToken(): BadUserInputError {
  */
 export class TokenService {
   private readonly cdrs: CdrRecorder;
+  /** Writes the token CDRs outside a token write's transaction (the database's shared writer). */
+  private readonly aside: CdrBatchWriter;
 
   /** `logger` reports token CDRs that could not be written (the operation still answers). */
   constructor(
@@ -81,6 +84,15 @@ export class TokenService {
     private readonly logger?: Logger,
   ) {
     this.cdrs = new CdrRecorder(clock);
+    this.aside = sharedCdrWriter(db, logger);
+  }
+
+  /**
+   * Writes the token CDRs "validate" still buffered (see {@link validated}); the app's `close`
+   * calls it on shutdown, before the database closes. Never rejects (a CDR not written is logged).
+   */
+  flushCdrs(): Promise<void> {
+    return this.aside.flush();
   }
 
   /**
@@ -185,7 +197,11 @@ export class TokenService {
   /**
    * Whether `row` (the token found by `tokenHash`, or undefined) is active now; records its CDR
    * "validate" (unless `record` is false) and, the first time it is found expired, its CDR
-   * "expire". A CDR that cannot be written is logged; the answer stands.
+   * "expire". The validate CDR is stamped now and buffered: the shared batch writer inserts it
+   * within its flush interval (100 ms), off the request path (docs/events.md "Token CDR").
+   * A token found expired and not revoked instead writes the buffer, its validate CDR and then,
+   * once per token, the expire one before answering, so the expire CDR follows its validation.
+   * A CDR that cannot be written is logged; the answer stands.
    */
   private async validated(
     actor: CdrActor,
@@ -195,43 +211,42 @@ export class TokenService {
   ): Promise<boolean> {
     const expired = row !== undefined && epochSeconds(this.clock) >= row.expiresAtSeconds;
     const active = row !== undefined && row.revokedAt === null && !expired;
-    const writes: Promise<unknown>[] = [];
-    if (record)
-      writes.push(
-        this.recordAside(actor, {
-          transaction: TokenTx.VALIDATE,
-          status: active ? 'successful' : 'validation_failed',
-          tokenHash,
-          msisdn: row?.msisdn ?? null,
-        }),
-      );
-    if (row && expired && row.revokedAt === null)
-      writes.push(
-        retryingTransaction(this.db, async (trx) => {
-          if (!(await markExpiryRecorded(trx, tokenHash, this.clock.nowMs()))) return;
-          const at = { tenantId: row.tenantId, actor: actor.actor };
-          await this.cdrs.token(trx, at, {
-            transaction: TokenTx.EXPIRE,
-            status: 'successful',
-            tokenHash,
-            msisdn: row.msisdn,
-          });
-        }).catch((err: unknown) => this.logger?.error({ err }, 'token CDR expire not written')),
-      );
-    await Promise.all(writes);
+    const expiring = row !== undefined && expired && row.revokedAt === null;
+    if (record && actor.tenantId !== 0) {
+      const validate = this.cdrs.tokenRow(actor, {
+        transaction: TokenTx.VALIDATE,
+        status: active ? 'successful' : 'validation_failed',
+        tokenHash,
+        msisdn: row?.msisdn ?? null,
+      });
+      await (expiring ? this.aside.writeNow(validate) : this.aside.add(validate));
+    }
+    if (expiring) await this.recordExpiry(actor, tokenHash, row);
     return active;
   }
 
+  /** Writes the token's CDR "expire" unless already written (once per token); a failure is logged. */
+  private async recordExpiry(actor: CdrActor, tokenHash: string, row: TokenRow): Promise<void> {
+    await retryingTransaction(this.db, async (trx) => {
+      if (!(await markExpiryRecorded(trx, tokenHash, this.clock.nowMs()))) return;
+      const at = { tenantId: row.tenantId, actor: actor.actor };
+      await this.cdrs.token(trx, at, {
+        transaction: TokenTx.EXPIRE,
+        status: 'successful',
+        tokenHash,
+        msisdn: row.msisdn,
+      });
+    }).catch((err: unknown) => this.logger?.error({ err }, 'token CDR expire not written'));
+  }
+
   /**
-   * Writes one token CDR in a statement of its own (sharing a COMMIT on SQLite); a failure is
+   * Writes one token CDR now, after the buffered ones (sharing a COMMIT on SQLite); a failure is
    * logged, never thrown. A CDR without a tenant (an unknown token opened as a portal link) is
    * not written: every CDR belongs to a tenant.
    */
   private async recordAside(actor: CdrActor, c: TokenCdr): Promise<void> {
     if (actor.tenantId === 0) return;
-    await groupedWrite(this.db, (db) => this.cdrs.token(db, actor, c)).catch((err: unknown) =>
-      this.logger?.error({ err, transaction: c.transaction }, 'token CDR not written'),
-    );
+    await this.aside.writeNow(this.cdrs.tokenRow(actor, c));
   }
 
   /**
