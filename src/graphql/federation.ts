@@ -1,6 +1,5 @@
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import {
-  GraphQLError,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
@@ -9,11 +8,12 @@ import {
   GraphQLString,
   GraphQLUnionType,
 } from 'graphql';
-import { NotFoundError } from '../errors';
+import { BadUserInputError, NotFoundError } from '../errors';
 import { locationView } from '../modules/locations/location.types';
 import { assertPermissions } from './auth-checker';
 import { GatewayContext, callerOf } from './context';
 import { nodeSource } from './node';
+import { PAGE_SIZE_MAX } from './relay';
 
 /**
  * Apollo Federation 2 (docs/platform.md "Federation"): `/graphql` is a subgraph a router can
@@ -27,6 +27,8 @@ import { nodeSource } from './node';
  * an authenticated API client holding the permission the entity's own query needs
  * (UNAUTHENTICATED / FORBIDDEN otherwise, the same error as that query), and a reference is read
  * in the caller's tenant, so another tenant's key, or a key that names nothing, resolves to null.
+ * One request resolves at most PAGE_SIZE_MAX representations (as `nodes(ids:)` does), each
+ * priced by its selection (src/graphql/limits.ts).
  */
 
 /** The federation version the subgraph links, and the directives it imports. */
@@ -110,7 +112,7 @@ const ServiceType = new GraphQLObjectType({
   fields: {
     sdl: {
       type: GraphQLString,
-      description: 'This subgraph\'s SDL with its federation `@link` and `@key`s, for composition.',
+      description: "This subgraph's SDL with its federation `@link` and `@key`s, for composition.",
     },
   },
 });
@@ -127,13 +129,15 @@ export function subgraphSdl(schema: GraphQLSchema): string {
 /**
  * One `_entities` item: the entity the representation names, marked with its type name for the
  * `_Entity` union, or null.
- * @throws GraphQLError for a `__typename` that is not an entity of this subgraph; the errors of
- *   {@link resolveReference}.
+ * @throws BadUserInputError for a `__typename` that is not an entity of this subgraph; the errors
+ *   of {@link resolveReference}.
  */
 async function entity(ctx: GatewayContext, representation: Representation): Promise<object | null> {
   const typename = representation.__typename;
   if (typeof typename !== 'string' || !(typename in ENTITY_REFERENCES))
-    throw new GraphQLError(`_entities: ${String(typename)} is not an entity of this subgraph`);
+    throw new BadUserInputError(`${String(typename)} is not an entity of this subgraph`, [
+      { field: 'representations', description: 'each `__typename` must be an entity with a `@key`' },
+    ]);
   const value = await resolveReference(ctx, typename, representation);
   return value && { ...value, __typename: typename };
 }
@@ -166,12 +170,17 @@ export function subgraphSchema(schema: GraphQLSchema): GraphQLSchema {
           "Apollo Federation (for routers): the entities these representations name, in the same order; null for each that names nothing in your tenant (another tenant's key included). Needs the permission the entity's own query needs.",
         args: {
           representations: {
-            description: 'Representations: `__typename` and the `@key` fields, one per entity.',
+            description: `Representations: \`__typename\` and the \`@key\` fields, one per entity (at most ${PAGE_SIZE_MAX}).`,
             type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(AnyScalar))),
           },
         },
-        resolve: (_root, args: { representations: Representation[] }, ctx: GatewayContext) =>
-          args.representations.map((r) => entity(ctx, r)),
+        resolve: (_root, args: { representations: Representation[] }, ctx: GatewayContext) => {
+          if (args.representations.length > PAGE_SIZE_MAX)
+            throw new BadUserInputError(`representations must hold at most ${PAGE_SIZE_MAX} entries`, [
+              { field: 'representations', description: `at most ${PAGE_SIZE_MAX} entries` },
+            ]);
+          return args.representations.map((r) => entity(ctx, r));
+        },
       },
       _service: {
         type: new GraphQLNonNull(ServiceType),

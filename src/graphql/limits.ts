@@ -90,8 +90,9 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
   /**
-   * Apollo Federation's entity lookup: one entity per representation a router sends (counted as
-   * the representations given, see operationCost; this length only when they are unknown).
+   * Apollo Federation's entity lookup: one entity per representation a router sends, at most
+   * 500 (counted as the representations given, see operationCost; this length only when they are
+   * unknown).
    */
   'Query._entities': 500,
   /** purchasePlan's user error path (its type is named `PurchasePlanError`, not `…UserError`). */
