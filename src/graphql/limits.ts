@@ -89,6 +89,12 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'CreateRecurringDonationPayload.userErrors': 210,
   /** At most 500 ids (counted as the ids given when they are known, see operationCost). */
   'Query.nodes': 500,
+  /**
+   * Apollo Federation's entity lookup: one entity per representation a router sends, at most
+   * 500 (counted as the representations given, see operationCost; this length only when they are
+   * unknown).
+   */
+  'Query._entities': 500,
   /** purchasePlan's user error path (its type is named `PurchasePlanError`, not `…UserError`). */
   'PurchasePlanError.field': 5,
 };
@@ -200,6 +206,8 @@ export function operationCost(
     if (isPageList(key)) return 1 + childComplexity;
     if (key === 'Query.nodes' && Array.isArray(args.ids))
       return 1 + Math.max(args.ids.length, 1) * Math.max(childComplexity, 1);
+    if (key === 'Query._entities' && Array.isArray(args.representations))
+      return 1 + Math.max(args.representations.length, 1) * Math.max(childComplexity, 1);
     if (isListType(getNullableType(field.type)) && !type.name.startsWith('__')) {
       // Unknown list fields count as large so that a new one is not free (a test lists them).
       const size = assumedListSize(key, sizes) ?? 1000;

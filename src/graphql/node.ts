@@ -70,6 +70,11 @@ export function registerNode(typename: string, source: NodeSource): void {
   sources.set(typename, source);
 }
 
+/** How `node(id:)` resolves entities of `typename`, or undefined when none is registered. */
+export function nodeSource(typename: string): NodeSource | undefined {
+  return sources.get(typename);
+}
+
 /** The type names `node(id:)` resolves (for the schema-walk test). */
 export function registeredNodeTypes(): string[] {
   return [...sources.keys()];

@@ -12,6 +12,7 @@ import { RecurringDonationResolver } from '../modules/sharing/recurring-donation
 import { PortalResolver } from '../modules/portal/portal.resolver';
 import { TokenResolver } from '../modules/tokens/token.resolver';
 import { authChecker } from './auth-checker';
+import { subgraphSchema } from './federation';
 import { NodeResolver } from './node';
 
 /** Every resolver class of the gateway. */
@@ -49,7 +50,9 @@ const NO_TOPICS: PubSub = {
 let built: Promise<GraphQLSchema> | undefined;
 
 /**
- * The gateway schema, built once per process (type-graphql). `skipCheck` (start-up time, issue
+ * The gateway schema, built once per process: type-graphql builds it from the resolver classes,
+ * then it becomes an Apollo Federation 2 subgraph (src/graphql/federation.ts: the same fields
+ * plus `_service` and `_entities`). `skipCheck` (start-up time, issue
  * 16): type-graphql would run the whole introspection query over the new schema only to find an
  * invalid one; Apollo Server asserts the schema valid (graphql-js) when it is created, so an
  * invalid schema still stops start-up and fails every e2e test.
@@ -61,7 +64,7 @@ export function gatewaySchema(): Promise<GraphQLSchema> {
     validate: false,
     pubSub: NO_TOPICS,
     skipCheck: true,
-  });
+  }).then(subgraphSchema);
   return built;
 }
 

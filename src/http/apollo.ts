@@ -1,4 +1,5 @@
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import depthLimit from 'graphql-depth-limit';
 import { Config } from '../config';
@@ -46,6 +47,9 @@ export async function startApollo({
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
+      // The schema is a federation subgraph; Apollo would otherwise hand resolver timings and
+      // unmasked error messages to any client sending `apollo-federation-include-trace: ftv1`.
+      ApolloServerPluginInlineTraceDisabled(),
       serviceUnavailablePlugin(),
       credentialsPlugin(config.graphqlSandbox),
       graphqlLimitsPlugin({

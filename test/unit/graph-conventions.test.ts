@@ -43,6 +43,8 @@ const VALUE_TYPES: ReadonlyMap<string, string> = new Map([
   ],
   ['DonationRecipient', "one recipient's result inside a donation"],
   ['RecurringRecipient', 'one recipient inside a recurring donation (its group member and quota)'],
+  // Apollo Federation's own type (src/graphql/federation.ts): its shape is fixed by the federation spec.
+  ['_Service', "the subgraph's SDL for a router's composition (Apollo Federation `_service`)"],
 ]);
 
 /**
@@ -52,7 +54,9 @@ const VALUE_TYPES: ReadonlyMap<string, string> = new Map([
  * (GitHub's `nodes` shortcut).
  */
 const BOUNDED_LISTS: ReadonlyMap<string, string> = new Map([
-  // (none: a location's rates, infos and profiles are connections too)
+  // (a location's rates, infos and profiles are connections too)
+  // Apollo Federation's entity lookup (src/graphql/federation.ts): its shape is fixed by the federation spec.
+  ['Query._entities', 'one entity per representation a router sends, in its order (Apollo Federation)'],
 ]);
 
 /**

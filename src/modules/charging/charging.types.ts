@@ -1,4 +1,4 @@
-import { Authorized, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Authorized, Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { NodeInterface } from '../../graphql/node';
 import { userErrorType } from '../../graphql/payload';
@@ -117,6 +117,7 @@ Field(() => Boolean, {
 })(ChargeConnectionType.prototype, 'hasNextPage');
 
 /** A subscriber account (an entity: `id` is `globalId('Subscriber', <msisdn>)`). */
+@Directive('@key(fields: "msisdn")')
 @ObjectType('Subscriber', {
   implements: NodeInterface,
   description: 'A subscriber account with its balance.',

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { NodeInterface, globalId } from '../../graphql/node';
 import { userErrorType } from '../../graphql/payload';
 import { connectionTypes, integerCursor } from '../../graphql/relay';
@@ -110,6 +110,7 @@ export class LocationInfoGqlType {
 }
 
 /** GraphQL view of a location (a `locationList[]` element, CONTRACT §6). */
+@Directive('@key(fields: "name")')
 @ObjectType('Location', {
   implements: NodeInterface,
   description: 'A PCRF location, such as a roaming zone.',

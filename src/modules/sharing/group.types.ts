@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { DomainError } from '../../errors';
 import { NodeInterface, globalId } from '../../graphql/node';
 import { UserError, userErrorType } from '../../graphql/payload';
@@ -40,6 +40,7 @@ export class GroupMemberType {
 }
 
 /** GraphQL view of a group (members resolved in batches). */
+@Directive('@key(fields: "id")')
 @ObjectType('Group', { implements: NodeInterface, description: 'A sharing group owned by a donor.' })
 export class GroupType {
   @Field(() => ID, {

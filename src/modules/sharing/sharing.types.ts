@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 import { NodeInterface } from '../../graphql/node';
 import { DateTimeScalar, MsisdnScalar, SafeIntScalar } from '../../graphql/scalars';
 import { DonationRecipientOutcome } from './donation-outcome';
@@ -38,6 +38,7 @@ export class DonationRecipientType {
 }
 
 /** GraphQL view of a donation. */
+@Directive('@key(fields: "id")')
 @ObjectType('Donation', {
   implements: NodeInterface,
   description: "A quota donation with each recipient's result.",
@@ -112,6 +113,7 @@ export class RecurringRecipientType {
 }
 
 /** GraphQL view of a recurring donation. */
+@Directive('@key(fields: "id")')
 @ObjectType('RecurringDonation', {
   implements: NodeInterface,
   description: 'A donation executed again at every renewal of its plan.',
