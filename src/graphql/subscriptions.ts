@@ -22,6 +22,7 @@ import { BODY_LIMIT_BYTES } from '../http/limits';
 import { Logger } from '../logger';
 import { Services } from '../services';
 import { GatewayContext } from './context';
+import { nestingError } from './document-limits';
 import { MAX_DOCUMENT_TOKENS } from './limits';
 
 /** What the subscription server needs from the app. */
@@ -176,7 +177,7 @@ function onConnect({
 }
 
 /**
- * Each `subscribe` message: the document is parsed (GRAPHQL_PARSE_FAILED), validated with
+ * Each `subscribe` message: the document is bounded in nesting (QUERY_TOO_COMPLEX) and parsed (GRAPHQL_PARSE_FAILED), validated with
  * GraphQL's rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
  * operation (BAD_REQUEST otherwise), and its variables are coerced (BAD_USER_INPUT); then it runs
  * with a context of the connection's credentials. Each subscription then runs the `@Authorized`
@@ -186,6 +187,8 @@ function onSubscribe(deps: SubscriptionServerDeps): NonNullable<ServerOptions['o
   const { schema, config, services, logger } = deps;
   const rules = [...specifiedRules, ...deps.validationRules];
   return (ctx, _id, payload) => {
+    const tooDeep = nestingError(payload.query);
+    if (tooDeep) return [tooDeep];
     let document;
     try {
       document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });

@@ -1,11 +1,11 @@
 import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLSchema } from 'graphql';
-import depthLimit from 'graphql-depth-limit';
+import { GraphQLError, GraphQLSchema } from 'graphql';
 import { Config } from '../config';
 import { databaseFailureOf } from '../db/knex';
 import { RETRY_AFTER_SECONDS, domainErrorOf } from '../errors';
 import { GatewayContext } from '../graphql/context';
 import { credentialsPlugin } from '../graphql/credentials-plugin';
+import { depthLimitRule } from '../graphql/document-limits';
 import { landingPagePlugin } from '../graphql/explorer';
 import { makeFormatError } from '../graphql/format-error';
 import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from '../graphql/limits';
@@ -23,9 +23,11 @@ export interface ApolloDeps {
 
 /**
  * Starts Apollo Server for `/graphql` (docs/contract.md §7): introspection on, no stack traces,
- * CSRF prevention, the depth limit ({@link MAX_QUERY_DEPTH}) and the token limit, and the plugins
- * in order: database outage → 503, the credentials check, cost, page sizes and deadline (after
- * the credentials check), the landing page.
+ * CSRF prevention, the token limit while parsing and the depth limit ({@link MAX_QUERY_DEPTH}) at
+ * validation (src/graphql/document-limits.ts; the nesting bound before parsing is the route's,
+ * src/http/graphql-route.ts), and the plugins in order: database outage → 503, the credentials check, subscriptions
+ * refused over HTTP, cost, page sizes and deadline (after the credentials check), the landing
+ * page.
  */
 export async function startApollo({
   schema,
@@ -39,13 +41,14 @@ export async function startApollo({
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
     formatError: makeFormatError(logger),
-    validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+    validationRules: [depthLimitRule(MAX_QUERY_DEPTH)],
     // The server drains requests on SIGTERM/SIGINT; Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
       serviceUnavailablePlugin(),
       credentialsPlugin(config.graphqlSandbox),
+      noSubscriptionsOverHttpPlugin(),
       graphqlLimitsPlugin({
         maxCost: config.graphqlMaxCost,
         timeoutMs: config.graphqlTimeoutMs,
@@ -74,6 +77,29 @@ function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
             return;
           response.http.status = 503;
           response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+        },
+      };
+    },
+  };
+}
+
+/** The message of a subscription sent over HTTP. */
+export const SUBSCRIPTION_OVER_HTTP = 'subscriptions are served over WebSocket (graphql-ws) at /graphql';
+
+/**
+ * Apollo plugin (docs/contract.md §7): a subscription operation sent over HTTP is refused before
+ * it runs, `BAD_REQUEST`, HTTP 400 (subscriptions are served over graphql-ws only). Register it
+ * after the credentials plugin, so that a request without credentials still answers 401.
+ */
+function noSubscriptionsOverHttpPlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation }) {
+          if (operation?.operation !== 'subscription') return;
+          throw new GraphQLError(SUBSCRIPTION_OVER_HTTP, {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          });
         },
       };
     },
