@@ -6,6 +6,7 @@ import { SUBSCRIPTION_OVER_HTTP } from '../../src/http/apollo';
 import { createLogger } from '../../src/logger';
 import { TestApp, startTestApp } from '../helpers/app';
 import { FuzzRequest, Gen, collectIds, fuzzRequest } from '../helpers/graphql-fuzz';
+import { subscribe, wsClient } from '../helpers/graphql-ws';
 
 /**
  * A seeded, schema-aware fuzz of `/graphql` (docs/contract.md §7): documents generated from the
@@ -152,6 +153,33 @@ describe('schema-aware GraphQL fuzz (docs/contract.md §7)', () => {
     const quoted = `# ${'{'.repeat(200)}\n{ __type(name: "${'{'.repeat(200)}") { name } }`;
     const answer = await post({ query: quoted });
     expect(answer.status).toBe(200);
+  });
+
+  it('over WebSocket too: nesting refused before parsing, fragment cycles a validation error', async () => {
+    const client = wsClient(app, authorization);
+    const refusal = async (query: string): Promise<{ message: string; extensions: { code: string } }[]> => {
+      const s = subscribe(client, query, {});
+      const err = await s.ended.then(
+        () => null,
+        (e: Error) => e,
+      );
+      return JSON.parse(err!.message) as { message: string; extensions: { code: string } }[];
+    };
+    try {
+      const deep = await refusal(
+        `subscription { ${'... on Subscription { '.repeat(2000)}__typename${' }'.repeat(2000)} }`,
+      );
+      expect(deep[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', maxNesting: MAX_DOCUMENT_NESTING });
+      const cycle = await refusal(
+        'subscription { balanceChanged(msisdn: "353871234567") { ...A } } fragment A on BalanceChange { msisdn ...A }',
+      );
+      expect(cycle[0]).toMatchObject({
+        message: 'Cannot spread fragment "A" within itself.',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      });
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('a subscription over HTTP is refused with 400 BAD_REQUEST before it runs', async () => {
