@@ -14,8 +14,8 @@ import { TIMEOUT_CODE } from './limits';
  * Apollo's own refusals of a request (persisted-query errors such as `provided sha does not
  * match query`, `PERSISTED_QUERY_NOT_FOUND`) keep their message and status, with their code or
  * `BAD_REQUEST`, and are not logged; anything unexpected is logged and masked as
- * `internal error`. No stack trace is ever returned,
- * nor the `http` extension Apollo reads the status from.
+ * `internal error`. No stack trace is ever returned, nor the `http` extension Apollo reads the
+ * status from.
  */
 export function makeFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {

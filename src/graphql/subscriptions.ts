@@ -177,8 +177,9 @@ function onConnect({
 }
 
 /**
- * Each `subscribe` message: the document is bounded in nesting (QUERY_TOO_COMPLEX) and parsed (GRAPHQL_PARSE_FAILED), validated with
- * GraphQL's rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
+ * Each `subscribe` message: the document is bounded in nesting (QUERY_TOO_COMPLEX,
+ * src/graphql/document-limits.ts), parsed (GRAPHQL_PARSE_FAILED), validated with GraphQL's
+ * rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
  * operation (BAD_REQUEST otherwise), and its variables are coerced (BAD_USER_INPUT); then it runs
  * with a context of the connection's credentials. Each subscription then runs the `@Authorized`
  * permission check of its field, and names a subscriber of the caller's tenant.

@@ -1,5 +1,5 @@
-import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, GraphQLSchema } from 'graphql';
+import { ApolloServer, ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import type { GraphQLSchema } from 'graphql';
 import { Config } from '../config';
 import { databaseFailureOf } from '../db/knex';
 import { RETRY_AFTER_SECONDS, domainErrorOf } from '../errors';
@@ -25,9 +25,9 @@ export interface ApolloDeps {
  * Starts Apollo Server for `/graphql` (docs/contract.md §7): introspection on, no stack traces,
  * CSRF prevention, the token limit while parsing and the depth limit ({@link MAX_QUERY_DEPTH}) at
  * validation (src/graphql/document-limits.ts; the nesting bound before parsing is the route's,
- * src/http/graphql-route.ts), and the plugins in order: database outage → 503, the credentials check, subscriptions
- * refused over HTTP, cost, page sizes and deadline (after the credentials check), the landing
- * page.
+ * src/http/graphql-route.ts), and the plugins in order: database outage → 503, the credentials
+ * check, subscriptions refused over HTTP, cost, page sizes and deadline (after the credentials
+ * check), the landing page.
  */
 export async function startApollo({
   schema,
@@ -87,19 +87,28 @@ function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
 export const SUBSCRIPTION_OVER_HTTP = 'subscriptions are served over WebSocket (graphql-ws) at /graphql';
 
 /**
- * Apollo plugin (docs/contract.md §7): a subscription operation sent over HTTP is refused before
- * it runs, `BAD_REQUEST`, HTTP 400 (subscriptions are served over graphql-ws only). Register it
- * after the credentials plugin, so that a request without credentials still answers 401.
+ * Apollo plugin (docs/contract.md §7): a subscription operation sent over HTTP is answered
+ * `BAD_REQUEST`, HTTP 400, instead of running (subscriptions are served over graphql-ws only).
+ * It answers in place of execution, once every plugin's check of the resolved operation has
+ * passed (those run concurrently), so that missing credentials still answer 401 and a subscriber
+ * token 403.
  */
 function noSubscriptionsOverHttpPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation }) {
-          if (operation?.operation !== 'subscription') return;
-          throw new GraphQLError(SUBSCRIPTION_OVER_HTTP, {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
+        async responseForOperation({ operation }) {
+          // Undefined when no operation matches `operationName` (execution then answers that).
+          if ((operation as typeof operation | undefined)?.operation !== 'subscription') return null;
+          return {
+            http: { status: 400, headers: new HeaderMap() },
+            body: {
+              kind: 'single',
+              singleResult: {
+                errors: [{ message: SUBSCRIPTION_OVER_HTTP, extensions: { code: 'BAD_REQUEST' } }],
+              },
+            },
+          };
         },
       };
     },
