@@ -1,4 +1,4 @@
-import { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { databaseFailureOf } from '../db/knex';
 import { ServiceUnavailableError, domainErrorOf } from '../errors';
 import { deadlineExceededOf } from '../lib/request-scope';
@@ -11,8 +11,11 @@ import { TIMEOUT_CODE } from './limits';
  * through; a database that is down, slow or locked is `SERVICE_UNAVAILABLE` (docs/contract.md §8);
  * a field stopped by the request's deadline (DeadlineExceededError at a GraphQL checkpoint) is
  * `TIMEOUT` (on `/graphql` the limits plugin then makes the whole response one such error);
- * anything unexpected is logged and masked as `internal error`. No stack trace is ever returned,
- * nor the `http` extension Apollo reads the status from.
+ * Apollo's own refusals of a request (persisted-query errors such as `provided sha does not
+ * match query`, `PERSISTED_QUERY_NOT_FOUND`) keep their message and status, with their code or
+ * `BAD_REQUEST`, and are not logged; anything unexpected is logged and masked as
+ * `internal error`. No stack trace is ever returned, nor the `http` extension Apollo reads the
+ * status from.
  */
 export function makeFormatError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
@@ -35,6 +38,8 @@ export function makeFormatError(logger: Logger) {
         extensions: { code: TIMEOUT_CODE },
       };
     const code = formatted.extensions?.code;
+    if (isApolloClientError(error))
+      return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
     if (!code || code === 'INTERNAL_SERVER_ERROR') {
       logger.error({ err: error }, 'unexpected GraphQL error');
       return {
@@ -47,4 +52,16 @@ export function makeFormatError(logger: Logger) {
     const { stacktrace: _stacktrace, http: _http, ...extensions } = formatted.extensions ?? {};
     return { ...formatted, extensions };
   };
+}
+
+/**
+ * True for an error Apollo Server raised itself to refuse a request (no code, an HTTP status
+ * 400-499, not thrown by a resolver or from another error), such as `provided sha does not match
+ * query` or `Unsupported persisted query version`.
+ */
+function isApolloClientError(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.originalError || error.path) return false;
+  if (error.extensions.code !== undefined) return false;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }

@@ -22,6 +22,7 @@ import { BODY_LIMIT_BYTES } from '../http/limits';
 import { Logger } from '../logger';
 import { Services } from '../services';
 import { GatewayContext } from './context';
+import { nestingError } from './document-limits';
 import { MAX_DOCUMENT_TOKENS } from './limits';
 
 /** What the subscription server needs from the app. */
@@ -180,8 +181,9 @@ function onConnect({
 }
 
 /**
- * Each `subscribe` message: the document is parsed (GRAPHQL_PARSE_FAILED), validated with
- * GraphQL's rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
+ * Each `subscribe` message: the document is bounded in nesting (QUERY_TOO_COMPLEX,
+ * src/graphql/document-limits.ts), parsed (GRAPHQL_PARSE_FAILED), validated with GraphQL's
+ * rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
  * operation (BAD_REQUEST otherwise), and its variables are coerced (BAD_USER_INPUT); then it runs
  * with a context of the connection's credentials. Each subscription then runs the `@Authorized`
  * permission check of its field, and names a subscriber of the caller's tenant.
@@ -190,6 +192,8 @@ function onSubscribe(deps: SubscriptionServerDeps): NonNullable<ServerOptions['o
   const { schema, config, services, logger } = deps;
   const rules = [...specifiedRules, ...deps.validationRules];
   return (ctx, _id, payload) => {
+    const tooDeep = nestingError(payload.query);
+    if (tooDeep) return [tooDeep];
     let document;
     try {
       document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });

@@ -1,12 +1,12 @@
-import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
-import depthLimit from 'graphql-depth-limit';
 import { Config } from '../config';
 import { databaseFailureOf } from '../db/knex';
 import { RETRY_AFTER_SECONDS, domainErrorOf } from '../errors';
 import { GatewayContext } from '../graphql/context';
 import { credentialsPlugin } from '../graphql/credentials-plugin';
+import { depthLimitRule } from '../graphql/document-limits';
 import { landingPagePlugin } from '../graphql/explorer';
 import { makeFormatError } from '../graphql/format-error';
 import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from '../graphql/limits';
@@ -26,9 +26,11 @@ export interface ApolloDeps {
 
 /**
  * Starts Apollo Server for `/graphql` (docs/contract.md §7): introspection on, no stack traces,
- * CSRF prevention, the depth limit ({@link MAX_QUERY_DEPTH}) and the token limit, and the plugins
- * in order: database outage → 503, the credentials check, cost, page sizes and deadline (after
- * the credentials check), the landing page.
+ * CSRF prevention, the token limit while parsing and the depth limit ({@link MAX_QUERY_DEPTH}) at
+ * validation (src/graphql/document-limits.ts; the nesting bound before parsing is the route's,
+ * src/http/graphql-route.ts), and the plugins in order: database outage → 503, the credentials
+ * check, subscriptions refused over HTTP, cost, page sizes and deadline (after the credentials
+ * check), the landing page.
  */
 export async function startApollo({
   schema,
@@ -42,7 +44,7 @@ export async function startApollo({
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
     formatError: makeFormatError(logger),
-    validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+    validationRules: [depthLimitRule(MAX_QUERY_DEPTH)],
     // The server drains requests on SIGTERM/SIGINT; Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
@@ -52,6 +54,7 @@ export async function startApollo({
       ApolloServerPluginInlineTraceDisabled(),
       serviceUnavailablePlugin(),
       credentialsPlugin(config.graphqlSandbox),
+      noSubscriptionsOverHttpPlugin(),
       graphqlLimitsPlugin({
         maxCost: config.graphqlMaxCost,
         timeoutMs: config.graphqlTimeoutMs,
@@ -81,6 +84,38 @@ function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
             return;
           response.http.status = 503;
           response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+        },
+      };
+    },
+  };
+}
+
+/** The message of a subscription sent over HTTP. */
+export const SUBSCRIPTION_OVER_HTTP = 'subscriptions are served over WebSocket (graphql-ws) at /graphql';
+
+/**
+ * Apollo plugin (docs/contract.md §7): a subscription operation sent over HTTP is answered
+ * `BAD_REQUEST`, HTTP 400, instead of running (subscriptions are served over graphql-ws only).
+ * It answers in place of execution, once every plugin's check of the resolved operation has
+ * passed (those run concurrently), so that missing credentials still answer 401 and a subscriber
+ * token 403.
+ */
+function noSubscriptionsOverHttpPlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async responseForOperation({ operation }) {
+          // Undefined when no operation matches `operationName` (execution then answers that).
+          if ((operation as typeof operation | undefined)?.operation !== 'subscription') return null;
+          return {
+            http: { status: 400, headers: new HeaderMap() },
+            body: {
+              kind: 'single',
+              singleResult: {
+                errors: [{ message: SUBSCRIPTION_OVER_HTTP, extensions: { code: 'BAD_REQUEST' } }],
+              },
+            },
+          };
         },
       };
     },

@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceUnavailableError } from '../errors';
 import { GatewayContext } from '../graphql/context';
+import { nestingError } from '../graphql/document-limits';
 import { apolloKoa } from '../graphql/koa-apollo';
 import { graphqlTimeoutError } from '../graphql/limits';
 import { BODY_LIMIT_BYTES } from './limits';
@@ -12,7 +13,9 @@ import { MakeContext } from './request-context';
 /**
  * The `/graphql` route over HTTP (docs/contract.md §7), every method: the JSON body is read first
  * (up to {@link BODY_LIMIT_BYTES}); a body that is too large answers 413, one that is not JSON
- * 400, both as a GraphQL `BAD_REQUEST` error; then Apollo answers. A deadline that passed while
+ * 400, both as a GraphQL `BAD_REQUEST` error; a document (the body's or the query string's
+ * `query`) nesting deeper than the bound is refused unparsed, `QUERY_TOO_COMPLEX`, HTTP 400
+ * (src/graphql/document-limits.ts); then Apollo answers. A deadline that passed while
  * authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past GRAPHQL_TIMEOUT_MS
  * (src/graphql/limits.ts).
  */
@@ -40,21 +43,40 @@ export function graphqlRouter(
       answerBodyError(ctx, (err as { status?: number }).status === 413 ? 413 : 400);
       return;
     }
+    const tooDeep = nestingError(documentOf(ctx));
+    if (tooDeep) {
+      answerError(ctx, 400, { message: tooDeep.message, extensions: tooDeep.extensions });
+      return;
+    }
     await answer(ctx, async () => undefined);
   });
   return graphql;
 }
 
+/** The GraphQL document of a `/graphql` request: the JSON body's `query`, else the query string's. */
+function documentOf(ctx: Context): string {
+  const body = ctx.request.body as { query?: unknown } | undefined;
+  if (body && typeof body === 'object' && typeof body.query === 'string') return body.query;
+  const query = ctx.query.query;
+  return typeof query === 'string' ? query : '';
+}
+
 /** A `/graphql` body that cannot be read: 413 (too large) or 400 (not JSON) as a GraphQL error. */
 function answerBodyError(ctx: Context, status: 400 | 413): void {
+  answerError(ctx, status, {
+    message: status === 413 ? 'request body too large' : 'request body is not valid JSON',
+    extensions: { code: 'BAD_REQUEST' },
+  });
+}
+
+/** Answers one GraphQL error (its `http` extension, if any, is not sent). */
+function answerError(
+  ctx: Context,
+  status: number,
+  error: { message: string; extensions: Record<string, unknown> },
+): void {
+  const { http: _http, ...extensions } = error.extensions;
   ctx.status = status;
   ctx.type = 'application/json; charset=utf-8';
-  ctx.body = JSON.stringify({
-    errors: [
-      {
-        message: status === 413 ? 'request body too large' : 'request body is not valid JSON',
-        extensions: { code: 'BAD_REQUEST' },
-      },
-    ],
-  });
+  ctx.body = JSON.stringify({ errors: [{ message: error.message, extensions }] });
 }

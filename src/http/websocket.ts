@@ -1,5 +1,5 @@
 import http from 'node:http';
-import depthLimit from 'graphql-depth-limit';
+import { depthLimitRule } from '../graphql/document-limits';
 import { makeFormatError } from '../graphql/format-error';
 import {
   SubscriptionServer,
@@ -32,7 +32,7 @@ export function webSocketMount(
       if (attached) throw new Error('subscriptions are already served');
       attached = startSubscriptionServer(server, {
         ...deps,
-        validationRules: [depthLimit(MAX_QUERY_DEPTH)],
+        validationRules: [depthLimitRule(MAX_QUERY_DEPTH)],
         formatError: makeFormatError(deps.logger),
       });
       return attached;
