@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 
 /**
- * Tracing (docs/platform-tracing.md "Tracing"): an outbox event's `traceparent`, the W3C trace
+ * Tracing (docs/platform.md "Tracing"): an outbox event's `traceparent`, the W3C trace
  * context (55 characters, `00-<trace id>-<span id>-<flags>`) of the request whose change
  * recorded it, or null when tracing was off. The relay publishes the event in a span whose
  * parent it names, so the publication joins the request's trace although it happens later.

@@ -39,7 +39,7 @@ export function requestLogFields(): RequestLogFields | undefined {
 /**
  * The running request's log fields as a new plain object (getters read now; pino merges the
  * line's own fields into it), or an empty one outside a request; with tracing on, also
- * `trace_id` and `span_id` of the active span (docs/platform-tracing.md "Tracing").
+ * `trace_id` and `span_id` of the active span (docs/platform.md "Tracing").
  */
 function requestMixin(): object {
   const log = currentScope()?.log;

@@ -12,7 +12,7 @@
  *
  * Tracing: when the OTEL_* variables ask for traces, the OpenTelemetry SDK starts here, before
  * the bundle (or the compiled server) loads `node:http`, so that its HTTP server
- * instrumentation is in place (src/lib/tracing.ts; docs/platform-tracing.md "Tracing").
+ * instrumentation is in place (src/lib/tracing.ts; docs/platform.md "Tracing").
  */
 import path from 'node:path';
 import { loadBundle } from './lib/bundle';

@@ -79,7 +79,7 @@ export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
  * (builders, raw queries, knex's own BEGIN/COMMIT/ROLLBACK and savepoints, ./prepared.ts), with
  * {@link boundStatement} around knex's own (or, for a prepared statement on MySQL, around
  * `executePrepared`: knex has no prepared statements of its own). With tracing on, each
- * statement sent within a traced request is a client span (docs/platform-tracing.md "Tracing").
+ * statement sent within a traced request is a client span (docs/platform.md "Tracing").
  */
 function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect, limits: DbLimits): void {
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;

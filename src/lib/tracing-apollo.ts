@@ -3,7 +3,7 @@ import { Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { startChildSpan } from './tracing';
 
 /**
- * Apollo plugin (docs/platform-tracing.md "Tracing"): the operation span of a `/graphql` request,
+ * Apollo plugin (docs/platform.md "Tracing"): the operation span of a `/graphql` request,
  * `<type> <operation name>` with `graphql.operation.type` and `graphql.operation.name`, a child
  * of the HTTP server span from the start to the end of execution, status ERROR when execution
  * fails or the result has errors. Apollo's hooks cannot make it the active span while resolvers

@@ -23,7 +23,7 @@ export interface PublishSpans {
 /**
  * One producer span per event, `<exchange> publish` with the messaging attributes
  * (`messaging.system` `rabbitmq`, destination, routing key, message id), each the child of the
- * span whose `traceparent` the outbox stored with the event (docs/platform-tracing.md "Tracing":
+ * span whose `traceparent` the outbox stored with the event (docs/platform.md "Tracing":
  * the publication joins the trace of the request that made the change, although the relay
  * publishes it later); an event recorded with tracing off starts a new trace. Undefined
  * with tracing off.

@@ -12,7 +12,7 @@ import {
 } from '@opentelemetry/api';
 
 /*
- * OpenTelemetry traces (docs/platform-tracing.md "Tracing"). The code paths use only
+ * OpenTelemetry traces (docs/platform.md "Tracing"). The code paths use only
  * @opentelemetry/api; the SDK (@opentelemetry/sdk-node with the HTTP server instrumentation) is
  * loaded and started by {@link startTracing} when the standard OTEL_* variables ask for traces,
  * and not loaded at all otherwise. Every helper here first checks {@link tracingOn}, a module

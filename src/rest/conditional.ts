@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { VERSION } from '../version';
 
 /**
- * HTTP caching of the REST GET rows (docs/platform-caching.md "HTTP caching", RFC 9110 §8.8.3
+ * HTTP caching of the REST GET rows (docs/platform.md "HTTP caching", RFC 9110 §8.8.3
  * and §13.1.2): every 200 answer of a GET row carries a strong `ETag` for its exact bytes and
  * `Cache-Control: private, no-cache` (a cache may keep it for this client only and must revalidate
  * it each time); a request whose `If-None-Match` names the current tag gets 304 with no body.

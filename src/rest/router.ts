@@ -239,7 +239,7 @@ export function restRouter(
   return router;
 }
 
-/** The span of a row's operation (docs/platform-tracing.md "Tracing"): its name and attributes. */
+/** The span of a row's operation (docs/platform.md "Tracing"): its name and attributes. */
 interface OperationSpan {
   name: string;
   attributes: Record<string, string>;

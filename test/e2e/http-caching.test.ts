@@ -3,7 +3,7 @@ import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { DONOR, R, sharingDataset, sqsClient } from '../helpers/sharing';
 
 /**
- * HTTP caching of the REST GET rows (docs/platform-caching.md "HTTP caching"): a strong `ETag`
+ * HTTP caching of the REST GET rows (docs/platform.md "HTTP caching"): a strong `ETag`
  * per representation, `Cache-Control: private, no-cache`, `Vary: accept`, and 304 with no body
  * when `If-None-Match` names the current tag; a change of the data gives a new tag. Runs on the
  * database the suite runs on (SQLite, or MariaDB with TEST_DATABASE_URL): the location list's

@@ -10,7 +10,7 @@ import { TEST_AMQP_URL, brokerReachable } from '../helpers/amqp';
 import { waitFor } from '../helpers/wait';
 
 /**
- * docs/platform-tracing.md "Tracing": the built gateway (`node dist/src/main.js`, the bundle)
+ * docs/platform.md "Tracing": the built gateway (`node dist/src/main.js`, the bundle)
  * started with the standard OTEL_* variables sends the spans of one REST charge to an OTLP/HTTP
  * receiver (JSON protocol) under the caller's `traceparent`: the HTTP server span, the row's
  * operation span, a span per database statement with `db.system`, and (with a broker) the

@@ -35,7 +35,7 @@ export interface OutboxEvent extends NewOutboxEvent {
   /** When the broker confirmed the event, epoch milliseconds; null while unpublished. */
   publishedAtMs: number | null;
   /**
-   * The W3C `traceparent` of the span that recorded the event (docs/platform-tracing.md
+   * The W3C `traceparent` of the span that recorded the event (docs/platform.md
    * "Tracing"), or null when tracing was off: the relay's publish span is its child.
    */
   traceparent: string | null;
