@@ -59,16 +59,7 @@ export async function findToken(
 ): Promise<TokenRowWithIssuer | undefined> {
   const [r] = await preparedRows<TokenSqlRow>(db, FIND_TOKEN_SQL, [tokenHash, tenantId]);
   if (!r) return undefined;
-  return {
-    tenantId: Number(r.tenant_id),
-    tokenHash: r.token_hash,
-    msisdn: r.msisdn,
-    apiClientId: Number(r.api_client_id),
-    issuedAt: Number(r.issued_at),
-    expiresAtSeconds: Number(r.expires_at_seconds),
-    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
-    issuedBy: r.issued_by,
-  };
+  return { ...tokenRowOf(r), issuedBy: r.issued_by };
 }
 
 /** Marks a tenant's token revoked; returns whether a live row changed. */
@@ -104,6 +95,11 @@ export async function findTokenByHash(db: Knex, tokenHash: string): Promise<Toke
     .where({ token_hash: tokenHash })
     .first()) as TokenSqlRow | undefined;
   if (!r) return undefined;
+  return tokenRowOf(r);
+}
+
+/** A token row as read from SQL (numbers as the driver returns them) in its typed shape. */
+function tokenRowOf(r: Omit<TokenSqlRow, 'issued_by'>): TokenRow {
   return {
     tenantId: Number(r.tenant_id),
     tokenHash: r.token_hash,
