@@ -78,7 +78,8 @@ function demoRatings(): Rows<'ratings'> {
 
 /**
  * The demo tenant's plan definitions: the family data plan (volume, shared by share), a voice
- * plan that cannot be shared, and a one-off data gift shared by amount.
+ * plan that cannot be shared, and a one-off data gift shared by amount. The voice plan (7.50) and
+ * the data gift (4.99) have a price, so the captive portal offers them (docs/portal.md).
  */
 function demoPlanDefinitions(): Rows<'planDefinitions'> {
   return [
@@ -101,6 +102,7 @@ function demoPlanDefinitions(): Rows<'planDefinitions'> {
       recurring: true,
       shareQuotaType: 'amount',
       maxRecipients: 5,
+      price: '7.50',
     },
     {
       tenant: 'demo',
@@ -111,6 +113,7 @@ function demoPlanDefinitions(): Rows<'planDefinitions'> {
       recurring: false,
       shareQuotaType: 'amount',
       maxRecipients: 3,
+      price: '4.99',
     },
   ];
 }
