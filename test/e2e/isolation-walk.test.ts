@@ -112,10 +112,30 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
     const owner = basicOf(OWNER);
     const tenant = { tenant: OWNER.tenant };
     const charge = ROUTES.find((r) => r.path === '/crs-api/processRating')!.doc.request!.example;
-    expect((await a.request('POST', '/crs-api/processRating', { auth: owner, headers: tenant, body: charge })).status).toBe(200);
-    const token = await a.request('POST', '/token', { auth: owner, json: true, body: { grant_type: 'client_credentials', client_id: DEMO_FAMILY.ownerId } });
-    const donation = { donorId: DEMO_FAMILY.ownerId, donorPlanId: 458, quotaType: 'amount', recipients: [{ recipientId: MEMBER, quota: 1000 }] };
-    expect((await a.request('POST', '/sqs/api/donations', { auth: owner, headers: { ...tenant, permissions: 'SQS_DONATION_PERMISSION' }, body: donation })).status).toBe(200);
+    expect(
+      (await a.request('POST', '/crs-api/processRating', { auth: owner, headers: tenant, body: charge }))
+        .status,
+    ).toBe(200);
+    const token = await a.request('POST', '/token', {
+      auth: owner,
+      json: true,
+      body: { grant_type: 'client_credentials', client_id: DEMO_FAMILY.ownerId },
+    });
+    const donation = {
+      donorId: DEMO_FAMILY.ownerId,
+      donorPlanId: 458,
+      quotaType: 'amount',
+      recipients: [{ recipientId: MEMBER, quota: 1000 }],
+    };
+    expect(
+      (
+        await a.request('POST', '/sqs/api/donations', {
+          auth: owner,
+          headers: { ...tenant, permissions: 'SQS_DONATION_PERMISSION' },
+          body: donation,
+        })
+      ).status,
+    ).toBe(200);
     const d = await ownerGql(
       `query ($m: MSISDN!) {
         subscriber(msisdn: $m) { id }
@@ -130,7 +150,9 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
     const names = (t: string) => new Set(ds.locations!.filter((l) => l.tenant === t).map((l) => l.name));
     const theirs = names(INTRUDER.tenant);
     const location = [...names(OWNER.tenant)].find((n) => !theirs.has(n))!;
-    const infos = await ownerGql(`query ($n: String!) { location(name: $n) { id infoList { id name } } }`, { n: location });
+    const infos = await ownerGql(`query ($n: String!) { location(name: $n) { id infoList { id name } } }`, {
+      n: location,
+    });
     facts = {
       msisdn: DEMO_FAMILY.ownerId,
       planId: DEMO_FAMILY.planId,
@@ -141,7 +163,13 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
       location,
       locationInfo: infos.location.infoList[0].name,
       planDefinition: DEMO_FAMILY.planDefinition,
-      nodeIds: [d.subscriber.id, d.group.id, d.subscriberPlans.edges[0].node.id, infos.location.id, infos.location.infoList[0].id],
+      nodeIds: [
+        d.subscriber.id,
+        d.group.id,
+        d.subscriberPlans.edges[0].node.id,
+        infos.location.id,
+        infos.location.infoList[0].id,
+      ],
     };
     const msisdns = ds.subscribers!.filter((s) => s.tenant === OWNER.tenant).map((s) => s.msisdn);
     secrets = [
@@ -163,6 +191,17 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
     process.stdout.write(`isolation walk outcomes:\n${outcomes.join('\n')}\n`);
   });
 
+  it("sees tenant A's data and effects when tenant A itself asks (the walk's detectors work)", async () => {
+    const read = `query ($m: MSISDN!) { subscriber(msisdn: $m) { msisdn } groups(ownerId: $m) { edges { node { id } } } }`;
+    const res = await gql(basicOf(OWNER), read, { m: facts.msisdn });
+    expect(leakedIn(res.text, '', secrets)).toEqual(expect.arrayContaining([facts.msisdn, facts.groupId]));
+    const before = await snapshot(a.tdb.db, tables, ownerTenantId);
+    const adjust = `mutation ($m: MSISDN!) { adjustBalance(msisdn: $m, amount: "0.01", reason: "walk control") { userErrors { code } } }`;
+    expect((await gql(basicOf(OWNER), adjust, { m: facts.msisdn })).text).toContain('"userErrors":[]');
+    const after = await snapshot(a.tdb.db, tables, ownerTenantId);
+    expect(changedTables(before, after, 'all')).toEqual(expect.arrayContaining(['charges', 'subscribers']));
+  });
+
   it('walks every query and mutation root field', async () => {
     const roots: ['query' | 'mutation', GraphQLObjectType | null | undefined][] = [
       ['query', schema.getQueryType()],
@@ -172,9 +211,8 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
       for (const field of Object.values(type!.getFields()) as GraphQLField<unknown, unknown>[]) {
         const key = `${type!.name}.${field.name}`;
         const vars = argumentsFor(type!.name, field, facts, schema);
-        const query = documentFor(kind, type!.name, field, vars);
+        const query = documentFor(kind, field, vars);
         for (const mode of MODES) {
-          const own = OWN_TENANT_WRITES.has(key) && mode === 'other-tenant';
           const res = await noLeakNoEffect(
             `${key} [${mode}]`,
             // The federation SDL is the public schema, whose examples use the demo MSISDN.
@@ -183,9 +221,11 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
             ownerOnlyFor(key, mode),
           );
           outcomes.push(`${key} [${mode}] ${graphqlOutcome(res, field.name)}`);
-          expectRefused(key, mode, res, field.name, own);
+          expectRefused(key, mode, res, field.name);
         }
       }
+    const fields = roots.reduce((n, [, t]) => n + Object.keys(t!.getFields()).length, 0);
+    expect(outcomes.filter((o) => /^(Query|Mutation)\./.test(o))).toHaveLength(fields * MODES.length);
   }, 600_000);
 
   it('walks every REST row', async () => {
@@ -193,16 +233,19 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
       const key = `${row.method} ${row.path}`;
       const { path, body } = restRequest(row, facts, MEMBER);
       for (const mode of MODES) {
-        const res = await noLeakNoEffect(`${key} [${mode}]`, decodeURIComponent(path) + JSON.stringify(body ?? null), async () =>
-          a.request(row.method, path, {
-            auth: authOf(mode),
-            headers: {
-              tenant: tenantOf(mode),
-              accept: 'application/json',
-              ...(row.permissionHeader ? { permissions: row.permissionHeader } : {}),
-            },
-            body,
-          }),
+        const res = await noLeakNoEffect(
+          `${key} [${mode}]`,
+          decodeURIComponent(path) + JSON.stringify(body ?? null),
+          async () =>
+            a.request(row.method, path, {
+              auth: authOf(mode),
+              headers: {
+                tenant: tenantOf(mode),
+                accept: 'application/json',
+                ...(row.permissionHeader ? { permissions: row.permissionHeader } : {}),
+              },
+              body,
+            }),
           ownerOnlyFor(key, mode),
         );
         outcomes.push(`${key} [${mode}] ${res.status} ${res.text.slice(0, 120)}`);
@@ -215,9 +258,9 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
     const type = schema.getSubscriptionType()!;
     for (const field of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
       const vars = argumentsFor(type.name, field, facts, schema);
-      const query = documentFor('subscription', type.name, field, vars);
+      const query = documentFor('subscription', field, vars);
       for (const mode of MODES) {
-        const params = mode === 'tenant-header' ? { tenant: OWNER.tenant } : {};
+        const params: Record<string, string> = mode === 'tenant-header' ? { tenant: OWNER.tenant } : {};
         const c = wsClient(a, authOf(mode), [], params);
         clients.push(c);
         const sub = subscribe(c, query, vars);
@@ -228,7 +271,9 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
         // Refused either as a protocol error or as one result with errors and no data.
         const said = err ? err.message : JSON.stringify(sub.results);
         outcomes.push(`Subscription.${field.name} [${mode}] ${said.slice(0, 160)}`);
-        const refused = err !== null || (sub.results.length === 1 && !sub.results[0].data && !!sub.results[0].errors?.length);
+        const refused =
+          err !== null ||
+          (sub.results.length === 1 && !sub.results[0].data && !!sub.results[0].errors?.length);
         expect({ field: field.name, mode, refused }).toEqual({ field: field.name, mode, refused: true });
         expect(leakedIn(said, JSON.stringify(vars), secrets)).toEqual([]);
       }
@@ -243,7 +288,10 @@ describe('isolation walk: every operation and REST row, another tenant and no pe
  * it does for an unknown one: that tells nothing of tenant A).
  */
 function leakedIn(answer: string, sent: string, secrets: string[]): string[] {
-  const outsideMessages = answer.replace(/"(message|error_description|errorMessage|description|href)":"(?:[^"\\]|\\.)*"/g, '');
+  const outsideMessages = answer.replace(
+    /"(message|error_description|errorMessage|description|href)":"(?:[^"\\]|\\.)*"/g,
+    '',
+  );
   return secrets.filter((s) => answer.includes(s) && (!sent.includes(s) || outsideMessages.includes(s)));
 }
 
@@ -255,22 +303,88 @@ function ownerOnlyFor(key: string, mode: Mode): ReadonlySet<string> | 'all' {
 
 /** A GraphQL answer in a few words: `error:<code>`, `null`, `empty`, or `data` (what the walk judges). */
 function graphqlOutcome(res: TestResponse, field: string): string {
-  const body = res.json() as { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] };
+  const body = res.json() as {
+    data?: Record<string, unknown> | null;
+    errors?: { extensions?: { code?: string } }[];
+  };
   if (body.errors?.length) return `${res.status} error:${body.errors[0].extensions?.code ?? '?'}`;
   const v = body.data?.[field];
   if (v === null || v === undefined) return `${res.status} null`;
-  if (Array.isArray(v)) return `${res.status} ${v.length === 0 || v.every((x) => x === null) ? 'empty' : 'data'}`;
+  if (Array.isArray(v))
+    return `${res.status} ${v.length === 0 || v.every((x) => x === null) ? 'empty' : 'data'}`;
   const userErrors = (v as { userErrors?: { code: string }[] }).userErrors;
-  if (userErrors) return `${res.status} ${userErrors.length ? `userErrors:${userErrors[0].code}` : 'no userErrors'}`;
+  if (userErrors)
+    return `${res.status} ${userErrors.length ? `userErrors:${userErrors[0].code}` : 'no userErrors'}`;
   const edges = (v as { edges?: unknown[] }).edges;
   if (edges) return `${res.status} ${edges.length === 0 ? 'empty' : 'data'}`;
   return `${res.status} data`;
 }
 
-function expectRefused(key: string, mode: Mode, res: TestResponse, field: string, own: boolean): void {
-  void key; void mode; void res; void field; void own;
+/**
+ * The documented answer of a root field sent by tenant B with tenant A's ids, where it is not the
+ * rule of docs/contract.md §2 and docs/graphql.md (another tenant's object is `null`, a list
+ * of another tenant's is empty, a mutation on it is a `*_NOT_FOUND` userError or NOT_FOUND).
+ */
+const GRAPHQL_OTHER_TENANT: Record<string, RegExp> = {
+  // An unknown or another tenant's token is inactive and nothing else (docs/contract.md §3).
+  'Query.introspectToken': /"active":false,"clientId":null,"expiry":null/,
+  // The public federation SDL (no tenant data).
+  'Query._service': /^200 data/,
+  // A subscriber token is the only credential of the portal fields.
+  'Query.me': /^200 error:FORBIDDEN/,
+  'Mutation.purchasePlan': /^200 error:FORBIDDEN/,
+  // An MSISDN unknown in the caller's tenant: returnCode 2000; a refund of no charge: 4001 (§4).
+  'Mutation.processRating': /"returnCode":2000/,
+  'Mutation.processRefund': /"returnCode":4001/,
+  // RFC 7009: revoking an unknown (here: another tenant's) token answers revoked, and revokes nothing.
+  'Mutation.revokeToken': /"revoked":true/,
+  // Writes in the caller's own tenant (OWN_TENANT_WRITES): done there, tenant A untouched.
+  'Mutation.upsertRating': /^200 no userErrors/,
+  'Mutation.upsertLocation': /^200 no userErrors/,
+  'Mutation.upsertLocationInfoType': /^200 no userErrors/,
+  'Mutation.upsertPlanDefinition': /^200 no userErrors/,
+  'Mutation.issueToken': /^200 no userErrors/,
+};
+const GRAPHQL_OTHER_TENANT_RULE = /^200 (null|empty|error:(NOT_FOUND|FORBIDDEN)|userErrors:\w*NOT_FOUND)/;
+
+/** Asserts the documented refusal of a root field in `mode` (see {@link GRAPHQL_OTHER_TENANT}). */
+function expectRefused(key: string, mode: Mode, res: TestResponse, field: string): void {
+  const outcome = `${graphqlOutcome(res, field)} ${res.text}`;
+  let expected: RegExp;
+  if (mode === 'tenant-header') expected = /^403 error:FORBIDDEN/;
+  else if (key === 'Query._service') expected = /^200 data/;
+  else if (mode === 'no-permission') expected = /^200 error:FORBIDDEN/;
+  else expected = GRAPHQL_OTHER_TENANT[key] ?? GRAPHQL_OTHER_TENANT_RULE;
+  expect({ key, mode, outcome: outcome.slice(0, 300) }).toEqual({
+    key,
+    mode,
+    outcome: expect.stringMatching(expected),
+  });
 }
 
+/**
+ * The documented answer of a REST row sent by tenant B with tenant A's ids, where it is not 404
+ * (docs/contract.md §3-§6): status and a pattern of the body.
+ */
+const REST_OTHER_TENANT: Record<string, [number, RegExp]> = {
+  'POST /token': [201, /"access_token"/], // tenant B's own token (OWN_TENANT_WRITES)
+  'POST /oauth2/token': [200, /"access_token"/],
+  'POST /token/introspect': [200, /^\{"active":false\}$/],
+  'POST /oauth2/introspect': [200, /^\{"active":false\}$/],
+  'POST /oauth2/revoke': [200, /^\{\}$/],
+  'POST /crs-api/processRating': [200, /^\{"returnCode":2000\}$/],
+  'POST /crs-api/processRefund': [200, /^\{"returnCode":4001\}$/],
+  'POST /sqs/api/groups': [422, /"errorCode":14/], // the owner is not a subscriber of the tenant
+  'GET /sqs/api/groups': [200, /"totalElements":0/],
+  'GET /sqs/api/recurringDonations': [200, /"totalElements":0/],
+};
+
+/** Asserts the documented refusal of a REST row in `mode` (OAuth 2.0 rows answer 400 `unauthorized_client`). */
 function expectRestRefused(key: string, mode: Mode, row: RestRoute<never>, res: TestResponse): void {
-  void key; void mode; void row; void res;
+  const oauth2 = row.style === 'oauth2';
+  let expected: [number, RegExp];
+  if (mode !== 'other-tenant') expected = oauth2 ? [400, /"unauthorized_client"/] : [403, /./];
+  else expected = REST_OTHER_TENANT[key] ?? [404, /not found/];
+  const got = { key, mode, status: res.status, body: res.text.slice(0, 300) };
+  expect(got).toEqual({ key, mode, status: expected[0], body: expect.stringMatching(expected[1]) });
 }

@@ -66,8 +66,13 @@ export async function tableNames(db: Knex, dialect: 'sqlite' | 'mysql'): Promise
     ? ((await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")) as {
         name: string;
       }[])
-    : ((await db.raw('show tables'))[0] as Record<string, string>[]).map((r) => ({ name: Object.values(r)[0] }));
-  return rows.map((r) => r.name).filter((n) => !VOLATILE_TABLES.has(n)).sort();
+    : ((await db.raw('show tables'))[0] as Record<string, string>[]).map((r) => ({
+        name: Object.values(r)[0],
+      }));
+  return rows
+    .map((r) => r.name)
+    .filter((n) => !VOLATILE_TABLES.has(n))
+    .sort();
 }
 
 const hash = (rows: string[]): string => createHash('sha256').update(rows.join('\n')).digest('hex');
@@ -82,7 +87,10 @@ export async function snapshot(db: Knex, tables: string[], ownerTenantId: number
     const sorted = rows.map(text).sort();
     const owned =
       rows.length && 'tenant_id' in rows[0]
-        ? rows.filter((r) => Number(r.tenant_id) === ownerTenantId).map(text).sort()
+        ? rows
+            .filter((r) => Number(r.tenant_id) === ownerTenantId)
+            .map(text)
+            .sort()
         : null;
     out[t] = { count: rows.length, all: hash(sorted), owner: owned && hash(owned) };
   }
@@ -141,6 +149,7 @@ export const BY_NAME: Record<string, Builder> = {
   from: () => '2000-01-01',
   to: () => '2100-01-01',
   idempotencyKey: () => undefined,
+  'PurchasePlanInput.idempotencyKey': () => 'isolation-walk-1',
   'Query.group.id': (f) => f.groupId,
   'Mutation.deleteGroup.id': (f) => f.groupId,
   'Mutation.updateGroup.id': (f) => f.groupId,
@@ -176,7 +185,7 @@ export function valueFor(type: GraphQLInputType, path: string, facts: Facts, sch
   if (isListType(inner)) return [valueFor(inner.ofType as GraphQLInputType, path, facts, schema)];
   const named = getNamedType(inner) as GraphQLNamedType;
   if (BY_TYPE[named.name]) return BY_TYPE[named.name](facts);
-  if (isEnumType(named)) return named.getValues()[0].value as unknown;
+  if (isEnumType(named)) return named.getValues()[0].name;
   if (isInputObjectType(named)) {
     const obj: Record<string, unknown> = {};
     for (const f of Object.values(named.getFields())) {
@@ -187,11 +196,18 @@ export function valueFor(type: GraphQLInputType, path: string, facts: Facts, sch
   }
   if (named.name === 'String' && isNonNullType(type)) return `walk-${name}`;
   if (!isNonNullType(type)) return undefined;
-  throw new Error(`isolation walk: no argument builder for ${path} (${String(type)}); add one to BY_NAME or BY_TYPE`);
+  throw new Error(
+    `isolation walk: no argument builder for ${path} (${String(type)}); add one to BY_NAME or BY_TYPE`,
+  );
 }
 
 /** Variables for every argument of `field` of `parent` (optional ones only when mapped). */
-export function argumentsFor(parent: string, field: GraphQLField<unknown, unknown>, facts: Facts, schema: GraphQLSchema) {
+export function argumentsFor(
+  parent: string,
+  field: GraphQLField<unknown, unknown>,
+  facts: Facts,
+  schema: GraphQLSchema,
+) {
   const vars: Record<string, unknown> = {};
   for (const a of field.args as readonly GraphQLArgument[]) {
     const path = `${parent}.${field.name}.${a.name}`;
@@ -202,7 +218,10 @@ export function argumentsFor(parent: string, field: GraphQLField<unknown, unknow
   return vars;
 }
 
-/** A selection of every argument-free field of `type` to `depth` levels (`__typename` on abstract types). */
+/**
+ * A selection of every field of `type` without required arguments, not deprecated, to `depth`
+ * levels (the last level: leaf fields only; unions: `__typename`).
+ */
 export function selectionOf(type: GraphQLOutputType, depth: number): string {
   const named = getNamedType(type);
   if (isLeafType(named)) return '';
@@ -210,11 +229,10 @@ export function selectionOf(type: GraphQLOutputType, depth: number): string {
   if (!isObjectType(named) && !isInterfaceType(named)) return '';
   const parts = ['__typename'];
   for (const f of Object.values(named.getFields())) {
-    if (f.args.some((a) => isNonNullType(a.type))) continue;
+    if (f.args.some((a) => isNonNullType(a.type)) || f.deprecationReason) continue;
     const inner = getNamedType(f.type);
     if (isLeafType(inner)) parts.push(f.name);
     else if (depth > 1) parts.push(`${f.name} ${selectionOf(f.type, depth - 1)}`);
-    else parts.push(`${f.name} { __typename }`);
   }
   return `{ ${parts.join(' ')} }`;
 }
@@ -222,19 +240,23 @@ export function selectionOf(type: GraphQLOutputType, depth: number): string {
 /** The document of root field `field` of `kind` with its variables declared. */
 export function documentFor(
   kind: 'query' | 'mutation' | 'subscription',
-  parent: string,
   field: GraphQLField<unknown, unknown>,
   vars: Record<string, unknown>,
 ): string {
   const used = field.args.filter((a) => a.name in vars);
   const decl = used.length ? `(${used.map((a) => `$${a.name}: ${String(a.type)}`).join(', ')})` : '';
   const args = used.length ? `(${used.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
-  return `${kind} Walk${decl} { ${field.name}${args} ${selectionOf(field.type, 3)} }`;
+  // An unpaged list multiplies the cost of every nested connection: its items' own fields only.
+  const list = isListType(isNonNullType(field.type) ? field.type.ofType : field.type);
+  return `${kind} Walk${decl} { ${field.name}${args} ${selectionOf(field.type, list ? 1 : 3)} }`;
 }
 
 /** A REST row's path and body aimed at tenant A: its params, first query parameter and `doc` example. */
 export function restRequest(
-  row: { path: string; doc: { query?: Readonly<Record<string, unknown>>; request?: { example: Record<string, unknown> } } },
+  row: {
+    path: string;
+    doc: { query?: Readonly<Record<string, unknown>>; request?: { example: Record<string, unknown> } };
+  },
   facts: Facts,
   member: string,
 ): { path: string; body: unknown } {
@@ -244,7 +266,13 @@ export function restRequest(
     .replace(':id', encodeURIComponent(id))
     .replace(':name', encodeURIComponent(name))
     .replace(':memberId', member);
-  const byQuery: Record<string, string> = { name, ownerId: facts.msisdn, donorId: facts.msisdn, memberId: member, groupId: facts.groupId };
+  const byQuery: Record<string, string> = {
+    name,
+    ownerId: facts.msisdn,
+    donorId: facts.msisdn,
+    memberId: member,
+    groupId: facts.groupId,
+  };
   const q = Object.keys(row.doc.query ?? {}).find((k) => k in byQuery);
   if (q) path += `?${q}=${encodeURIComponent(byQuery[q])}`;
   const example = row.doc.request?.example;
