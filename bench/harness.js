@@ -46,7 +46,7 @@ function settings() {
     rounds: process.env.BENCH_ROUNDS ? Number(process.env.BENCH_ROUNDS) : quick ? 1 : null,
     warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', quick ? 1 : 2),
     connections: envNumber('BENCH_CONNECTIONS', 32),
-    only: envList('BENCH_ONLY', 'introspection,rating,locations,startup,donations,tokens,tokenIssue'),
+    only: envList('BENCH_ONLY', 'introspection,rating,locations,startup,donations,tokens,tokenIssue,soak'),
     backends: envList('BENCH_BACKENDS', 'sqlite,mariadb'),
     mariadbUrl: process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/sg_bench',
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -8,6 +8,7 @@
  * option, which lets every connection send its whole per-second quota back to back at the start
  * of each second: at "half of peak" that is full load for half a second, then silence, and its
  * latencies are those of a saturated server.
+ * A mix (requests.mix) sends its parts in turn on every connection.
  * Usage: node bench/load.js '{"base":…,"request":{"name":…,"args":…},"opts":{…}}'
  */
 'use strict';
@@ -66,10 +67,22 @@ function pacer(rate) {
 
 async function main() {
   const { base, request, opts } = JSON.parse(process.argv[2]);
-  const { check, expectStatus, ...req } = requests[request.name](request.args);
+  const built = requests[request.name](request.args);
   let ok = 0;
   let bad = 0;
   let badSample;
+  // One autocannon request per part of a mix (sent in turn on each connection), else the one.
+  const parts = (built.sequence ?? [built]).map(({ check, expectStatus, ...req }) => ({
+    ...req,
+    onResponse(status, body) {
+      const unexpected = expectStatus ? status !== expectStatus : status < 200 || status > 299;
+      const wrong = unexpected ? `HTTP ${status}` : check(body);
+      if (wrong) {
+        bad++;
+        badSample ??= `${req.method} ${req.path}: ${wrong}: ${String(body).slice(0, 300)}`;
+      } else ok++;
+    },
+  }));
   const paced = opts.overallRate ? pacer(opts.overallRate) : undefined;
   const result = await autocannon({
     url: base,
@@ -77,19 +90,7 @@ async function main() {
     ...(opts.amount ? { amount: opts.amount } : { duration: opts.duration }),
     ...(paced ? { setupClient: paced.setupClient } : {}),
     timeout: opts.timeoutSeconds ?? 30,
-    requests: [
-      {
-        ...req,
-        onResponse(status, body) {
-          const unexpected = expectStatus ? status !== expectStatus : status < 200 || status > 299;
-          const wrong = unexpected ? `HTTP ${status}` : check(body);
-          if (wrong) {
-            bad++;
-            badSample ??= `${wrong}: ${String(body).slice(0, 300)}`;
-          } else ok++;
-        },
-      },
-    ],
+    requests: parts,
   });
   paced?.stop();
   process.stdout.write(

@@ -189,4 +189,14 @@ function locationList({ auth, count, ifNoneMatch }) {
   };
 }
 
-module.exports = { introspect, rating, tokenIssue, donation, locationList };
+/**
+ * A mixed load: `parts` (`[{ name, args }]`, each a builder of this file) sent in turn on every
+ * connection, each answer judged by its own part's `check`. bench/load.js sends the `sequence`.
+ */
+function mix({ parts }) {
+  return { sequence: parts.map(({ name, args }) => builders[name](args)) };
+}
+
+const builders = { introspect, rating, tokenIssue, donation, locationList, mix };
+
+module.exports = builders;

@@ -8,6 +8,7 @@ const path = require('node:path');
 const { comparePairs, startServer, runLoad, printTable, median, basic, settle, sleep } = require('./harness');
 const data = require('./data');
 const { locationList: locationListRequest } = require('./requests');
+const { soak } = require('./soak');
 
 const AUTH = basic(data.CLIENT.username, data.CLIENT.password);
 const dist = (p) => require(path.join(__dirname, '..', 'dist', 'src', p));
@@ -592,6 +593,15 @@ async function tokenIssue({ backend, url, s, verdicts }) {
 }
 
 /** In the order they run; BENCH_ONLY selects by name. */
-const SCENARIOS = { startup, introspection, tokens, tokenIssue, rating, donations, locations };
+const SCENARIOS = {
+  startup,
+  introspection,
+  tokens,
+  tokenIssue,
+  rating,
+  donations,
+  locations,
+  soak: (ctx) => soak(ctx, { withServers, newDonorPlan, donorOf, recipientsOf }),
+};
 
 module.exports = { SCENARIOS };
