@@ -33,7 +33,7 @@ export interface DbLimits {
    * takes the log past it also copies the log into the database file and syncs it, on the
    * event loop, while every other request waits. Smaller means shorter, more frequent stalls
    * (rating p99 at half of peak 13-62 ms at SQLite's default of 1000 pages, mostly 7-11 ms at
-   * 100, bench/README.md) but more syncs of the database file (peak ratings/s about 20 % lower);
+   * 100, docs/benchmarks.md) but more syncs of the database file (peak ratings/s about 20 % lower);
    * migrations and CLI commands use 1000.
    */
   sqliteWalAutocheckpointPages: number;
@@ -42,7 +42,7 @@ export interface DbLimits {
    * every COMMIT, so an answered write survives a power loss or an OS crash; `normal` syncs it
    * only at checkpoints, so a write answered since the last checkpoint survives a crash of the
    * process (`kill -9`) but may be rolled back by a power loss or an OS crash (the database
-   * stays consistent). Measured (bench/README.md, three interleaved scratch runs): rating p99 at
+   * stays consistent). Measured (docs/benchmarks.md, three interleaved scratch runs): rating p99 at
    * half of peak 7-8 ms with `normal` against 8-19 ms with `full`, peak ratings/s 454-535
    * against 321-388. Serving and maintenance alike.
    */

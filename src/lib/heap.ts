@@ -33,13 +33,13 @@ export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-prete
  *   V8 takes that flag only when the process starts), RSS under a 32-connection load was
  *   149-156 MB with ratings and 141-148 MB with introspection, and 159-163 MB after 32
  *   location lists; no req/s difference from `v8` stood out of the ±30 % run-to-run noise
- *   (bench/README.md "Heap sizing").
+ *   (docs/benchmarks.md "Heap sizing").
  * - `v8`: V8's own sizing (up to 4×): RSS under load 180-250 MB, after the location list
  *   190-260 MB.
  * - `compact`: 20 % (`--heap-growing-percent=20`): RSS under load about 140 MB, but
  *   `npm run bench` measured 5-35 % less throughput and a p99 at half of peak of 36-48 ms
  *   instead of single digits (more frequent full collections): for memory-bound deployments
- *   only (bench/README.md).
+ *   only (docs/benchmarks.md).
  * No mode caps the heap: a burst of large answers still gets the memory it needs (V8's limit
  * stays the one node picks, or `--max-old-space-size`). The flag is read by V8 at each
  * collection, so setting it once the process runs takes effect.
