@@ -9,11 +9,17 @@
  *   with the response headers CONTRACT §1 requires of those paths: `x-request-id` on every
  *   response (echoed when valid, else generated), `cache-control: no-store` and
  *   `pragma: no-cache` on the token response. It answers what a client of the contract accepts.
+ * - `lean`: the floor of token introspection (issue 33): one Koa middleware, no router, no
+ *   GraphQL, no access log, no request deadline scope: the project's Authenticator (as the
+ *   gateway builds it, client cache included), the TOKEN_INTROSPECT and tenant checks, the REST
+ *   rows' own body reader (src/rest/body.ts `readJsonObject`) and TokenService.introspect, JSON
+ *   out with the headers CONTRACT §1 requires of the path (`x-request-id`, `cache-control:
+ *   no-store`, `pragma: no-cache`). `POST /token/introspect` and `GET /healthz` only.
  * - `sofa`: sofa-api on the gateway schema (`/sofa/...`, introspection as POST) with the same
  *   per-request context as the gateway's REST rows.
  *
- * Both answer GET /healthz. Configuration from the environment, as the gateway (DATABASE_URL,
- * PORT, HOST, …). Run: node bench/baselines.js bare|sofa (dist/ built).
+ * All answer GET /healthz. Configuration from the environment, as the gateway (DATABASE_URL,
+ * PORT, HOST, …). Run: node bench/baselines.js bare|lean|sofa (dist/ built).
  */
 'use strict';
 require('reflect-metadata');
@@ -82,6 +88,45 @@ function bareRoutes(router, { config, authenticator, services }) {
   );
 }
 
+/**
+ * The lean handler (mode `lean`): one middleware answering `GET /healthz` and
+ * `POST /token/introspect` as the REST row does for a client of the contract (200 with
+ * `{active, client_id, expiry}` or `{active:false}`; 401, 403, 400 `invalid_request`, the body
+ * reader's 400/413/415 otherwise; 404 for any other path), and nothing else.
+ */
+function leanHandler({ authenticator, services }) {
+  const { readJsonObject, BodyError } = dist('rest/body');
+  return async (ctx) => {
+    ctx.set('x-request-id', requestIdOf(ctx.get('x-request-id')));
+    if (ctx.path === '/healthz' && ctx.method === 'GET')
+      return json(ctx, 200, { status: 'ok', mode: 'lean' });
+    if (ctx.path !== '/token/introspect' || ctx.method !== 'POST')
+      return json(ctx, 404, { error: 'not found' });
+    ctx.set('cache-control', 'no-store');
+    ctx.set('pragma', 'no-cache');
+    const auth = await authenticator.authenticate(ctx.headers, ctx.ip);
+    if (auth.status !== 'ok') return json(ctx, 401, { error: 'invalid_client' });
+    const tenant = ctx.get('tenant');
+    if (!auth.client.permissions.has('TOKEN_INTROSPECT') || (tenant && tenant !== auth.client.tenantName))
+      return json(ctx, 403, { error: 'forbidden' });
+    let body;
+    try {
+      body = await readJsonObject(ctx);
+    } catch (err) {
+      if (err instanceof BodyError) return json(ctx, err.status, { error: 'invalid_request' });
+      throw err;
+    }
+    const token = body.token;
+    if (typeof token !== 'string' || token === '')
+      return json(ctx, 400, { error: 'invalid_request', error_description: '[token cannot be null]' });
+    const r = await services.tokens.introspect(
+      { clientId: auth.client.id, tenantId: auth.client.tenantId },
+      token,
+    );
+    json(ctx, 200, r.active ? { active: true, client_id: r.clientId, expiry: r.expiry } : { active: false });
+  };
+}
+
 /** sofa-api on the gateway schema under /sofa, with the gateway's per-request context. */
 async function sofaMiddleware({ config, authenticator, services, logger }) {
   const { useSofa } = require('sofa-api');
@@ -114,18 +159,32 @@ async function sofaMiddleware({ config, authenticator, services, logger }) {
 
 async function main() {
   const mode = process.argv[2];
-  if (mode !== 'bare' && mode !== 'sofa') throw new Error('usage: node bench/baselines.js bare|sofa');
+  if (!['bare', 'lean', 'sofa'].includes(mode))
+    throw new Error('usage: node bench/baselines.js bare|lean|sofa');
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const db = createKnex(config.databaseUrl, config.db);
   const deps = {
     config,
     logger,
-    authenticator: new Authenticator(db, config.loginThrottle, systemClock),
+    // As the gateway builds it (src/app.ts), the client cache's lifetime included.
+    authenticator: new Authenticator(db, config.loginThrottle, systemClock, config.clientCacheMs),
     services: createServices(db, config, systemClock, logger),
   };
   const koa = new Koa();
   koa.silent = true;
+  const stop = (server) =>
+    process.once('SIGTERM', () => {
+      server.close();
+      server.closeAllConnections();
+      db.destroy().finally(() => process.exit(0));
+    });
+  if (mode === 'lean') {
+    koa.use(leanHandler(deps));
+    const server = http.createServer(koa.callback());
+    server.listen(config.port, config.host);
+    return stop(server);
+  }
   const router = new Router();
   router.get('/healthz', (ctx) => json(ctx, 200, { status: 'ok', mode }));
   if (mode === 'sofa') koa.use(await sofaMiddleware(deps));
@@ -139,11 +198,7 @@ async function main() {
   koa.use(router.routes());
   const server = http.createServer(koa.callback());
   server.listen(config.port, config.host);
-  process.once('SIGTERM', () => {
-    server.close();
-    server.closeAllConnections();
-    db.destroy().finally(() => process.exit(0));
-  });
+  stop(server);
 }
 
 main().catch((err) => {

@@ -17,11 +17,26 @@ const { performance } = require('node:perf_hooks');
 const { URL } = require('node:url');
 
 /** Bump when the generated data changes shape: cached SQLite files and MariaDB tags go stale. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 /** Default sizes; infosPerLocation 10 serves bench/graphql-limits.js. */
 const SIZES = { subscribers: 100_000, tokens: 1_000_000, locations: 10_000, infosPerLocation: 1 };
 const TENANT = 'bench';
 const CLIENT = { username: 'bench', password: 'bench-password-not-a-demo' };
+/**
+ * A second API client of the tenant with the same grants and a per-client rate limit it never
+ * reaches (docs/operations.md "Rate limits": 1,000,000 requests per second, the dataset's
+ * maximum): the `overheads` scenario measures what counting costs.
+ */
+const LIMITED_CLIENT = { username: 'bench-limited', password: 'bench-password-not-a-demo' };
+const NEVER_REACHED_RATE_LIMIT = { requestsPerSecond: 1_000_000, burst: 1_000_000 };
+/**
+ * The GraphQL document of every introspection over /graphql: sent whole by the ordinary variant
+ * and, as the bench client's only trusted (persisted) document, by its sha256 by the trusted one.
+ */
+const INTROSPECT_QUERY =
+  'query IntrospectToken($token: String!) { introspectToken(token: $token) { active clientId expiry } }';
+/** sha256 (hex) of {@link INTROSPECT_QUERY}: the manifest id and the APQ `sha256Hash`. */
+const INTROSPECT_QUERY_SHA256 = createHash('sha256').update(INTROSPECT_QUERY, 'utf8').digest('hex');
 const PERMISSIONS = [
   'TOKEN_ISSUE',
   'TOKEN_INTROSPECT',
@@ -68,11 +83,70 @@ const introspectedOf = (tokens) => {
 
 const dist = (p) => require(path.join(__dirname, '..', 'dist', 'src', p));
 
-/** Identifies the generated data: generator version, sizes and the schema's migrations. */
+/**
+ * True when the built dataset format (dist/src/dataset/dataset.schema.js, the source of
+ * schema/dataset.schema.json) has the API client field `field`: the bench puts a field into its
+ * dataset only when the build it runs on imports it, so it runs on builds from before the field.
+ */
+function clientFieldKnown(field) {
+  const { DATASET_SCHEMA } = dist('dataset/dataset.schema');
+  return Boolean(DATASET_SCHEMA?.properties?.clients?.items?.properties?.[field]);
+}
+
+/**
+ * True when the bench client has a trusted-document manifest in the generated data (the build's
+ * dataset format knows `clients[].trustedDocuments`); the `/graphql` trusted variant needs it.
+ */
+const trustedDocumentsInData = () => clientFieldKnown('trustedDocuments');
+
+/**
+ * The small rows of the data, imported through the project's dataset import (docs/contract.md
+ * §9): tenant, the two API clients, the catalogue entry, the donation plan definition, the
+ * location info type. The bench client gets the trusted-document manifest
+ * (`trustedDocuments`, Apollo's persisted query manifest format, `trustedDocumentsOnly` false)
+ * when the build knows the field, the second client its rate limit when the build knows
+ * `rateLimit`.
+ */
+function smallDataset() {
+  const bench = { tenant: TENANT, ...CLIENT, permissions: PERMISSIONS };
+  if (trustedDocumentsInData()) {
+    bench.trustedDocuments = {
+      format: 'apollo-persisted-query-manifest',
+      version: 1,
+      operations: [
+        { id: INTROSPECT_QUERY_SHA256, name: 'IntrospectToken', type: 'query', body: INTROSPECT_QUERY },
+      ],
+    };
+    bench.trustedDocumentsOnly = false;
+  }
+  const limited = { tenant: TENANT, ...LIMITED_CLIENT, permissions: PERMISSIONS };
+  if (clientFieldKnown('rateLimit')) limited.rateLimit = NEVER_REACHED_RATE_LIMIT;
+  return {
+    tenants: [{ name: TENANT }],
+    clients: [bench, limited],
+    ratings: [
+      {
+        tenant: TENANT,
+        ...RATING_LOOKUP,
+        kind: 'content',
+        retailPrice: RATING.retailPrice,
+        tax: RATING.tax,
+      },
+    ],
+    planDefinitions: [DONATION_PLAN],
+    locationInfoTypes: [{ tenant: TENANT, name: 'PLMNID', value: 4 }],
+  };
+}
+
+/**
+ * Identifies the generated data: generator version, sizes, the schema's migrations and the
+ * small rows imported (so the data is regenerated when the dataset changes, e.g. once the
+ * build knows trusted documents).
+ */
 function dataKey(sizes) {
   const migrations = fs.readdirSync(MIGRATIONS_DIR).sort();
   return createHash('sha256')
-    .update(JSON.stringify({ GENERATOR_VERSION, sizes, migrations }))
+    .update(JSON.stringify({ GENERATOR_VERSION, sizes, migrations, dataset: smallDataset() }))
     .digest('hex')
     .slice(0, 12);
 }
@@ -91,25 +165,7 @@ async function generate(db, sizes, dialect) {
   const { migrateLatest } = dist('db/migrations');
   const { importDataset } = dist('dataset/import');
   await migrateLatest(db);
-  await importDataset(
-    db,
-    {
-      tenants: [{ name: TENANT }],
-      clients: [{ tenant: TENANT, ...CLIENT, permissions: PERMISSIONS }],
-      ratings: [
-        {
-          tenant: TENANT,
-          ...RATING_LOOKUP,
-          kind: 'content',
-          retailPrice: RATING.retailPrice,
-          tax: RATING.tax,
-        },
-      ],
-      planDefinitions: [DONATION_PLAN],
-      locationInfoTypes: [{ tenant: TENANT, name: 'PLMNID', value: 4 }],
-    },
-    { nowMs: () => Date.now() },
-  );
+  await importDataset(db, smallDataset(), { nowMs: () => Date.now() });
   const tenantId = (await db('tenants').where({ name: TENANT }).first()).id;
   const clientId = (await db('api_clients').where({ username: CLIENT.username }).first()).id;
   const typeId = (await db('location_info_types').where({ tenant_id: tenantId }).first()).id;
@@ -290,6 +346,10 @@ module.exports = {
   SIZES,
   TENANT,
   CLIENT,
+  LIMITED_CLIENT,
+  INTROSPECT_QUERY,
+  INTROSPECT_QUERY_SHA256,
+  trustedDocumentsInData,
   START_BALANCE_MICROS,
   RATING,
   RATING_LOOKUP,

@@ -46,7 +46,10 @@ function settings() {
     rounds: process.env.BENCH_ROUNDS ? Number(process.env.BENCH_ROUNDS) : quick ? 1 : null,
     warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', quick ? 1 : 2),
     connections: envNumber('BENCH_CONNECTIONS', 32),
-    only: envList('BENCH_ONLY', 'introspection,rating,locations,startup,donations,tokens,tokenIssue,soak'),
+    only: envList(
+      'BENCH_ONLY',
+      'introspection,overheads,rating,locations,startup,donations,tokens,tokenIssue,soak',
+    ),
     backends: envList('BENCH_BACKENDS', 'sqlite,mariadb'),
     mariadbUrl: process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/sg_bench',
     logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn',
@@ -109,7 +112,7 @@ async function firstOk(url, since, child, timeoutMs = 30_000) {
 /**
  * The programs a benchmark can serve: the gateway itself (dist/src/main.js) and the baselines
  * of bench/baselines.js (`bare`: a Koa handler calling the project's Authenticator and services;
- * `sofa`: sofa-api on the gateway schema).
+ * `lean`: the floor of token introspection, one middleware; `sofa`: sofa-api on the gateway schema).
  */
 const PROGRAMS = {
   // The node flags `npm start` gives the gateway (package.json), so the bench runs it as operators do.
@@ -117,6 +120,7 @@ const PROGRAMS = {
   // The baselines run with the same node flags and the V8 flags the gateway sets itself at start
   // (its default HEAP_MODE, src/lib/heap.ts), so that ratios compare code, not V8 settings.
   bare: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'bare'],
+  lean: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'lean'],
   sofa: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'sofa'],
 };
 

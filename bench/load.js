@@ -65,6 +65,10 @@ function pacer(rate) {
   };
 }
 
+/** Response headers (autocannon gives them as sent: `{ name: value }`) with names in lower case. */
+const lowerCase = (headers) =>
+  Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+
 async function main() {
   const { base, request, opts } = JSON.parse(process.argv[2]);
   const built = requests[request.name](request.args);
@@ -72,11 +76,14 @@ async function main() {
   let bad = 0;
   let badSample;
   // One autocannon request per part of a mix (sent in turn on each connection), else the one.
-  const parts = (built.sequence ?? [built]).map(({ check, expectStatus, ...req }) => ({
+  // `checkHeaders(headers)` (names in lower case), when a request has it, judges the headers too.
+  const parts = (built.sequence ?? [built]).map(({ check, checkHeaders, expectStatus, ...req }) => ({
     ...req,
-    onResponse(status, body) {
+    onResponse(status, body, _context, headers) {
       const unexpected = expectStatus ? status !== expectStatus : status < 200 || status > 299;
-      const wrong = unexpected ? `HTTP ${status}` : check(body);
+      const wrong = unexpected
+        ? `HTTP ${status}`
+        : (check(body) ?? (checkHeaders ? checkHeaders(lowerCase(headers)) : null));
       if (wrong) {
         bad++;
         badSample ??= `${req.method} ${req.path}: ${wrong}: ${String(body).slice(0, 300)}`;

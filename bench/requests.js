@@ -2,10 +2,11 @@
  * The requests the benchmarks send, by name: each builder takes plain JSON arguments (they cross
  * a process boundary) and returns an autocannon request plus `check(body)`, which returns why a
  * 2xx body is wrong, or null when it is right (with `expectStatus`, only that status is right,
- * e.g. 304). bench/load.js counts every wrong body as a failure.
+ * e.g. 304), and optionally `checkHeaders(headers)` (names in lower case), the same for the
+ * response headers. bench/load.js counts every wrong body or header as a failure.
  */
 'use strict';
-const { msisdnOf } = require('./data');
+const { INTROSPECT_QUERY, INTROSPECT_QUERY_SHA256, msisdnOf } = require('./data');
 
 const JSON_TYPE = 'application/json';
 
@@ -29,15 +30,29 @@ const judgeJson = (judge) => (body) => {
 /** The GraphQL data of field `field` when there are no errors, else undefined. */
 const dataOf = (j, field) => (j && !j.errors && j.data ? j.data[field] : undefined);
 
-const INTROSPECT_QUERY =
-  'query IntrospectToken($token: String!) { introspectToken(token: $token) { active clientId expiry } }';
 const RATING_MUTATION =
   'mutation Charging($input: RatingRequestInput!) { processRating(input: $input) { returnCode } }';
 
 /**
+ * The response headers CONTRACT §1 requires of the token paths (docs/contract.md §1): an
+ * `x-request-id` on every response, `cache-control: no-store` and `pragma: no-cache`. Returns
+ * why `headers` (names in lower case) lack one, or null.
+ */
+const tokenHeaders = (headers) => {
+  if (!headers['x-request-id']) return 'no x-request-id header';
+  if (headers['cache-control'] !== 'no-store')
+    return `cache-control ${headers['cache-control']}, not no-store`;
+  if (headers.pragma !== 'no-cache') return `pragma ${headers.pragma}, not no-cache`;
+  return null;
+};
+
+/**
  * Introspection of one valid token (`token`, owned by `msisdn`, expiring at `expiry` epoch
- * seconds) with the `auth` header, `via`: `rest` (POST /token/introspect, JSON; also the bare
- * handler's path), `rest-xml` (the same, XML), `graphql` (POST /graphql), `sofa` (sofa-api).
+ * seconds) with the `auth` header, `via`: `rest` (POST /token/introspect, JSON; also the path of
+ * the bare and lean handlers), `rest-xml` (the same, XML), `graphql` (POST /graphql, the whole
+ * document), `trusted` (POST /graphql, the document's sha256 in Apollo's APQ wire format and no
+ * `query`: the bench client's trusted document), `sofa` (sofa-api). The REST answers must also
+ * carry the token path's headers (`checkHeaders`).
  */
 function introspect({ via, token, msisdn, expiry, auth }) {
   const headers = { authorization: auth };
@@ -49,6 +64,7 @@ function introspect({ via, token, msisdn, expiry, auth }) {
       return {
         ...postJson('/token/introspect', headers, { token }),
         check: (body) => (body === expected ? null : `expected ${expected}`),
+        checkHeaders: tokenHeaders,
       };
     }
     case 'rest-xml': {
@@ -63,11 +79,20 @@ function introspect({ via, token, msisdn, expiry, auth }) {
           body.startsWith('<?xml') && parts.every((p) => body.includes(p))
             ? null
             : `expected ${parts.join('')}`,
+        checkHeaders: tokenHeaders,
       };
     }
     case 'graphql':
       return {
         ...postJson('/graphql', headers, { query: INTROSPECT_QUERY, variables: { token } }),
+        check: judgeJson((j) => active(dataOf(j, 'introspectToken'))),
+      };
+    case 'trusted':
+      return {
+        ...postJson('/graphql', headers, {
+          extensions: { persistedQuery: { version: 1, sha256Hash: INTROSPECT_QUERY_SHA256 } },
+          variables: { token },
+        }),
         check: judgeJson((j) => active(dataOf(j, 'introspectToken'))),
       };
     case 'sofa':
