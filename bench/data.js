@@ -81,7 +81,15 @@ const introspectedOf = (tokens) => {
   return { token: tokenOf(i), msisdn: msisdnOf(i % SIZES.subscribers), expiry: TOKEN_EXPIRY };
 };
 
-const dist = (p) => require(path.join(__dirname, '..', 'dist', 'src', p));
+/**
+ * A module of the build. reflect-metadata first, as the gateway's entry point loads it: the
+ * dataset modules may reach type-graphql's decorated classes (e.g. through the GraphQL document
+ * limits a trusted-document manifest is checked against).
+ */
+const dist = (p) => {
+  require('reflect-metadata');
+  return require(path.join(__dirname, '..', 'dist', 'src', p));
+};
 
 /**
  * True when the built dataset format (dist/src/dataset/dataset.schema.js, the source of

@@ -163,9 +163,10 @@ async function probe(base, request) {
  * Why the `/graphql` trusted-document variant cannot run on this build, or null when it can:
  * the dataset format has no `clients[].trustedDocuments` (bench/data.js then left the manifest
  * out), or the gateway answers the document's hash `PERSISTED_QUERY_NOT_FOUND` (it does not know
- * the client's trusted documents), or the answer is wrong otherwise.
+ * the client's trusted documents): both `n/a`. Any other wrong answer is a failure (fatal):
+ * the build has trusted documents and they answer wrong.
  */
-async function trustedUnavailable(base, request) {
+async function trustedUnavailable(base, request, verdicts) {
   if (!data.trustedDocumentsInData())
     return 'this build has no trusted documents (the dataset format has no clients[].trustedDocuments)';
   const { status, body } = await probe(base, request);
@@ -173,7 +174,10 @@ async function trustedUnavailable(base, request) {
     return `the gateway answers the trusted document's hash PERSISTED_QUERY_NOT_FOUND (HTTP ${status})`;
   const built = require('./requests')[request.name](request.args);
   const wrong = status === 200 ? built.check(body) : `HTTP ${status}`;
-  return wrong ? `a wrong answer to the trusted document: ${wrong}: ${body.slice(0, 200)}` : null;
+  if (!wrong) return null;
+  const why = `a wrong answer to the trusted document: ${wrong}: ${body.slice(0, 200)}`;
+  verdicts.fail('introspection', why);
+  return why;
 }
 
 /**
@@ -187,7 +191,7 @@ async function introspection({ backend, url, s, verdicts }) {
     args: { via, ...data.introspectedOf(data.SIZES.tokens), auth: AUTH },
   });
   await withServers(url, { gateway: 'gateway', lean: 'lean', sofa: 'sofa' }, async (srv) => {
-    const unavailable = await trustedUnavailable(srv.gateway.base, request('trusted'));
+    const unavailable = await trustedUnavailable(srv.gateway.base, request('trusted'), verdicts);
     if (unavailable) console.log(`  /graphql trusted document not measured: ${unavailable}`);
     // The lean handler next to REST JSON in every round, in either order (REST ≥ 0.75× lean).
     const [json, lean, xml, sofa, graphql, trusted] = await comparePairs(
