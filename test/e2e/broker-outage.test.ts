@@ -197,8 +197,8 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
       ...Array.from({ length: RATING_LOOPS }, (_, i) => ratingLoop(i)),
       ...Array.from({ length: DONATION_LOOPS }, (_, i) => donationLoop(i)),
     ]);
-    await waitFor(() => answered('before') >= 300, {
-      what: '300 answers before the outage',
+    await waitFor(() => answered('before') >= 200, {
+      what: '200 answers before the outage',
       timeoutMs: 30_000,
       detail: () => `${answers.length} answered`,
     });
@@ -263,8 +263,8 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
     const renewedAt = performance.now();
     expect(await db('renewal_events').where({ event_id: renewalId }).count({ n: '*' })).toEqual([{ n: 1 }]);
     expect(app.app.renewals!.isConsuming).toBe(true);
-    await waitFor(() => answered('after') >= 300, {
-      what: '300 answers after the restart',
+    await waitFor(() => answered('after') >= 200, {
+      what: '200 answers after the restart',
       timeoutMs: 30_000,
       detail: () => `${answered('after')} answered after`,
     });
