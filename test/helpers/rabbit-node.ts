@@ -45,7 +45,7 @@ export interface RabbitNode {
   start(timeoutMs?: number): Promise<void>;
   /**
    * Stops the node: SIGTERM (a graceful broker stop), or SIGKILL with `kill: true` (a crash).
-   * Resolves once the process has exited; a graceful stop not done within `timeoutMs` (default
+   * Resolves once the process has exited and closed its output; a graceful stop not done within `timeoutMs` (default
    * 30 000 ms) is finished with SIGKILL. Nothing happens when it is not running.
    */
   stop(opts?: { kill?: boolean; timeoutMs?: number }): Promise<void>;
@@ -194,12 +194,19 @@ export async function createRabbitNode(): Promise<RabbitNode> {
       child = proc;
       proc.stdout!.on('data', keep);
       proc.stderr!.on('data', keep);
+      // Gone once its output pipes are closed too (`close`, after `exit`): what the node started
+      // (erl_child_setup, inet_gethost) is killed with its process group at `exit`.
       exited = new Promise<void>((resolve) => {
         proc.on('exit', (code, signal) => {
           lines.push(`--- exited (code ${code}, signal ${signal}) ${new Date().toISOString()}`);
+          try {
+            process.kill(-proc.pid!, 'SIGKILL');
+          } catch {
+            // the group is empty
+          }
           if (child === proc) child = undefined;
-          resolve();
         });
+        proc.on('close', () => resolve());
         proc.on('error', (err) => {
           lines.push(`--- could not run ${script}: ${err.message}`);
           if (child === proc) child = undefined;
@@ -220,7 +227,7 @@ export async function createRabbitNode(): Promise<RabbitNode> {
       }
     },
     async stop({ kill = false, timeoutMs = 30_000 } = {}) {
-      if (!child) return;
+      if (!child) return exited;
       const proc = child;
       if (kill) killGroup('SIGKILL');
       else proc.kill('SIGTERM');
@@ -232,12 +239,6 @@ export async function createRabbitNode(): Promise<RabbitNode> {
         lines.push(`--- not stopped within ${timeoutMs} ms: SIGKILL`);
         killGroup('SIGKILL');
         await exited;
-      }
-      // What the node started (e.g. erl_child_setup) goes with it.
-      try {
-        process.kill(-proc.pid!, 'SIGKILL');
-      } catch {
-        // the group is empty
       }
     },
     log() {
