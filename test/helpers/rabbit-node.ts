@@ -1,7 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net, { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import amqplib from 'amqplib';
@@ -10,10 +10,10 @@ import { waitFor } from './wait';
 /**
  * A RabbitMQ node the test owns and can stop and start again (test/e2e/broker-outage.test.ts):
  * a second `rabbitmq-server` beside the machine's broker, with its own node name
- * (`sgtest-<pid>-<hex>@localhost`), its own AMQP and distribution ports (free loopback ports),
- * and its own config, mnesia, log and (empty) enabled-plugins files under a temp dir — so no
- * management plugin, and nothing of the machine's broker (its `/etc/rabbitmq` files, its
- * cookie, its ports) is read or touched.
+ * (`sgtest-<pid>-<hex>@localhost`), its own AMQP and distribution ports (free loopback ports
+ * below the ephemeral range), and its own config, mnesia, log and (empty) enabled-plugins files
+ * under a temp dir — so no management plugin, and nothing of the machine's broker (its
+ * `/etc/rabbitmq` files, its cookie, its ports) is read or touched.
  *
  * **Why a foreground child.** The node runs as a child process of the test (the
  * `rabbitmq-server` script in the foreground, in a process group of its own). Stopping it is a
@@ -93,17 +93,46 @@ export function rabbitNodeAvailable(): boolean {
   return false;
 }
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** The first port of the kernel's ephemeral range (Linux; 32768 elsewhere). */
+function ephemeralRangeStart(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
 }
+
+/** Whether `port` can be bound on 127.0.0.1 now. */
+function portFree(port: number): Promise<boolean> {
+  const server = net.createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port on 127.0.0.1 below the kernel's ephemeral range (from 10000 up), not in `taken`.
+ * Below it, because the node must get the same port back when it restarts: a port of the
+ * ephemeral range could meanwhile become the local end of some outgoing connection, or another
+ * test's `listen(0)`, and the restart would fail with `eaddrinuse`.
+ */
+async function freePort(taken: readonly number[]): Promise<number> {
+  const low = 10_000;
+  const high = ephemeralRangeStart();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (taken.includes(port) || RABBITMQ_DEFAULT_PORTS.includes(port)) continue;
+    if (await portFree(port)) return port;
+  }
+  throw new Error(`no free port found in ${low}–${high - 1}`);
+}
+
+/** Ports a machine's own RabbitMQ may use (epmd, AMQP, TLS, distribution, management, CLI). */
+const RABBITMQ_DEFAULT_PORTS = [
+  4369, 5671, 5672, 15672, 25672, 35672, 35673, 35674, 35675, 35676, 35677, 35678, 35679, 35680, 35681, 35682,
+];
 
 /** Whether an AMQP connection to `url` succeeds within 2 s (closed at once). */
 async function answers(url: string): Promise<boolean> {
@@ -124,9 +153,8 @@ export async function createRabbitNode(): Promise<RabbitNode> {
   const script = rabbitServerScript();
   if (!script) throw new Error('rabbitmq-server is not installed');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sg-rabbit-'));
-  const port = await freePort();
-  let distPort = await freePort();
-  while (distPort === port) distPort = await freePort();
+  const port = await freePort([]);
+  const distPort = await freePort([port]);
   const nodeName = `sgtest-${process.pid}-${randomBytes(3).toString('hex')}@localhost`;
   const url = `amqp://guest:guest@127.0.0.1:${port}`;
 
