@@ -99,6 +99,9 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
   /** Set-up times, ms: the node's first start, and the whole set-up (node, queue, gateway). */
   let nodeStartMs = 0;
   let setupMs = 0;
+  /** The storm's request loops, and what ends them (also when the test failed midway). */
+  let storm: Promise<unknown> = Promise.resolve();
+  let stopStorm = false;
 
   beforeAll(async () => {
     const began = performance.now();
@@ -128,6 +131,8 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
   }, 120_000);
 
   afterAll(async () => {
+    stopStorm = true;
+    await storm;
     await app?.close();
     await node?.remove();
   });
@@ -137,7 +142,6 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
     const sqs = sqsClient(app);
     const answers: Answer[] = [];
     let phase: Phase = 'before';
-    let stopStorm = false;
     let stormStart = performance.now();
 
     const send = async (
@@ -199,7 +203,7 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
 
     // --- the storm, with the broker stopped for OUTAGE_MS in the middle ---
     stormStart = performance.now();
-    const storm = Promise.all([
+    storm = Promise.all([
       ...Array.from({ length: RATING_LOOPS }, (_, i) => ratingLoop(i)),
       ...Array.from({ length: DONATION_LOOPS }, (_, i) => donationLoop(i)),
     ]);
@@ -232,6 +236,7 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
         intervalMs: 100,
       },
     );
+    backlogPublished.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
 
     // A renewal published as soon as the broker is back: the consumer must reconnect by itself.
     const period = Number((await db('subscriber_plans').where({ id: PLAN.credit }).first()).period);
@@ -274,7 +279,6 @@ describeNode('a RabbitMQ outage in the middle of a storm of charges and donation
       timeoutMs: 30_000,
       detail: () => `${answered('after')} answered after`,
     });
-    backlogPublished.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     stopStorm = true;
     await storm;
 
