@@ -263,6 +263,14 @@ describe('trusted documents on /graphql', () => {
       expect(Boolean(row.trusted_documents_only)).toBe(true);
     });
 
+    it('refuses a manifest naming one id twice', async () => {
+      const twice = manifest(['Replacement', 'query', REPLACEMENT], ['Again', 'query', REPLACEMENT]);
+      const ds: Dataset = { clients: [{ ...dataset().clients!.at(-1)!, trustedDocuments: twice }] };
+      await expect(importDataset(app.tdb.db, ds, app.clock)).rejects.toThrow(
+        '$.clients[0].trustedDocuments.operations[1].id: duplicates an earlier operation of the manifest',
+      );
+    });
+
     it('refuses a body that is not a GraphQL document', async () => {
       const ds: Dataset = {
         clients: [{ ...dataset().clients!.at(-1)!, trustedDocuments: manifest(['X', 'query', '{ x ']) }],
