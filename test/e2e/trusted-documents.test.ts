@@ -142,6 +142,21 @@ describe('trusted documents on /graphql', () => {
     refusedWith(await post(STRICT, byHash('{ __typename }')), 'PERSISTED_QUERY_NOT_IN_LIST');
   });
 
+  it("leaves to Apollo's own refusals what Apollo refuses anyway, and nothing runs", async () => {
+    const before = await tokens();
+    const batch = await post(STRICT, [{ query: UNLISTED_ISSUE }]);
+    expect(batch.status).toBe(400);
+    const notAString = await post(STRICT, { query: 42, ...byHash(ISSUE, { msisdn: '353871234567' }) });
+    expect(notAString.status).toBe(400);
+    const version = await post(STRICT, {
+      variables: { msisdn: '353871234567' },
+      extensions: { persistedQuery: { version: 2, sha256Hash: sha256(ISSUE) } },
+    });
+    expect(version.status).toBe(400);
+    expect(codeOf(version)).toBe('BAD_REQUEST');
+    expect(await tokens()).toBe(before);
+  });
+
   it('applies the list to GET requests too', async () => {
     const get = (params: Record<string, string>) =>
       app.request('GET', `/graphql?${new URLSearchParams(params).toString()}`, {
