@@ -19,9 +19,9 @@ import { MakeContext } from './request-context';
  * (src/graphql/document-limits.ts); a request carrying an operation gets its context (credentials
  * checked once) and then its trusted documents applied: a listed persisted query id becomes its
  * document, a trusted-documents-only client's unlisted document is refused, HTTP 400
- * (src/graphql/trusted-documents.ts); then Apollo answers, with that same context. A deadline that passed while
- * authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past GRAPHQL_TIMEOUT_MS
- * (src/graphql/limits.ts).
+ * (src/graphql/trusted-documents.ts); then Apollo answers, with that same context. A deadline
+ * that passed while authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past
+ * GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
  */
 export function graphqlRouter(
   apollo: ApolloServer<GatewayContext>,
