@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { preparedRows } from '../db/prepared';
 import { LoginFailureCount } from './login-failure.store';
 import { Permission, parsePermissions } from './permissions';
+import { TrustedDocumentList, trustedDocumentsOf } from './trusted-document.store';
 
 /** An API client as the auth layer sees it (CONTRACT §2). */
 export interface ApiClient {
@@ -17,6 +18,13 @@ export interface ApiClient {
    * default; null: not limited.
    */
   rateLimit: ClientRateLimit | null;
+  /**
+   * Trusted documents only (docs/graphql.md "Trusted documents"): `/graphql` refuses any
+   * document that is not in {@link trustedDocuments}.
+   */
+  trustedDocumentsOnly: boolean;
+  /** The client's trusted documents (its persisted operations), null when it has none. */
+  trustedDocuments: TrustedDocumentList | null;
 }
 
 /** A rate limit as the dataset states it: `burst` requests at once, refilled at `requestsPerSecond`. */
@@ -39,6 +47,8 @@ interface ClientRow {
   rate_limit_burst: number | null;
   tenant_rate_limit_rps: number | null;
   tenant_rate_limit_burst: number | null;
+  trusted_documents_only: number | boolean;
+  trusted_documents_version: string | null;
 }
 
 /** The client's own limit when it has one, else its tenant's; null when neither is set. */
@@ -50,9 +60,11 @@ function rateLimitOf(r: ClientRow): ClientRateLimit | null {
   return null;
 }
 
-function toClient(r: ClientRow): ApiClient {
+/** The client of row `r`, with its trusted documents read through `db` (see trustedDocumentsOf). */
+async function toClient(db: Knex, r: ClientRow): Promise<ApiClient> {
+  const id = Number(r.id);
   return {
-    id: Number(r.id),
+    id,
     tenantId: Number(r.tenant_id),
     tenantName: r.tenant_name,
     username: r.username,
@@ -60,6 +72,8 @@ function toClient(r: ClientRow): ApiClient {
     permissions: new Set(parsePermissions(r.permissions)),
     enabled: Boolean(r.enabled),
     rateLimit: rateLimitOf(r),
+    trustedDocumentsOnly: Boolean(r.trusted_documents_only),
+    trustedDocuments: await trustedDocumentsOf(db, id, r.trusted_documents_version ?? null),
   };
 }
 
@@ -75,6 +89,8 @@ const CLIENT_COLUMNS = [
   'c.rate_limit_burst',
   't.rate_limit_rps as tenant_rate_limit_rps',
   't.rate_limit_burst as tenant_rate_limit_burst',
+  'c.trusted_documents_only',
+  'c.trusted_documents_version',
 ];
 
 const clientQuery = (db: Knex, username: string) =>
@@ -93,6 +109,7 @@ const clientWithFailuresSql = (keys: number): string => {
     'select c.id, c.tenant_id, t.name as tenant_name, c.username, c.password_hash, c.permissions, c.enabled' +
     ', c.rate_limit_rps, c.rate_limit_burst' +
     ', t.rate_limit_rps as tenant_rate_limit_rps, t.rate_limit_burst as tenant_rate_limit_burst' +
+    ', c.trusted_documents_only, c.trusted_documents_version' +
     f.map((i) => `, f${i}.failures as f${i}_failures, f${i}.window_start as f${i}_window_start`).join('') +
     ' from api_clients c inner join tenants t on t.id = c.tenant_id' +
     f.map((i) => ` left join login_failures f${i} on f${i}.throttle_key = ?`).join('') +
@@ -100,17 +117,18 @@ const clientWithFailuresSql = (keys: number): string => {
   );
 };
 
-/** Loads a client with its tenant name by username. */
+/** Loads a client with its tenant name and trusted documents by username. */
 export async function findClientByUsername(db: Knex, username: string): Promise<ApiClient | undefined> {
   const row = await clientQuery(db, username).first();
-  return row ? toClient(row as ClientRow) : undefined;
+  return row ? toClient(db, row as ClientRow) : undefined;
 }
 
 /**
  * Loads a client as {@link findClientByUsername} does and, in the same statement, the
  * failed-login counters of `failureKeys` that exist (one round trip on the authentication hot
  * path, a prepared statement on both dialects, see {@link preparedRows}; `db` may be a
- * transaction). `failures` is empty when the client does not exist.
+ * transaction; a second statement reads the client's trusted documents only when their version
+ * changed since this process last read them). `failures` is empty when the client does not exist.
  * @throws the driver's error, DatabaseTimeoutError or DeadlineExceededError (see src/db/bound-client.ts).
  */
 export async function findClientWithLoginFailures(
@@ -130,7 +148,7 @@ export async function findClientWithLoginFailures(
       ? []
       : [{ key, failures: Number(row[`f${i}_failures`]), windowStart: Number(row[`f${i}_window_start`]) }],
   );
-  return { client: toClient(row), failures };
+  return { client: await toClient(db, row), failures };
 }
 
 /** Fields written when creating or updating a client. */
@@ -140,6 +158,8 @@ export interface ClientWrite {
   passwordHash: string;
   permissions: Permission[];
   enabled: boolean;
+  /** Trusted documents only (see {@link ApiClient.trustedDocumentsOnly}); absent: false for a new client, kept on update. */
+  trustedDocumentsOnly?: boolean;
 }
 
 /** Inserts a client; returns its id. */
@@ -150,6 +170,7 @@ export async function insertClient(db: Knex, c: ClientWrite, nowMs: number): Pro
     password_hash: c.passwordHash,
     permissions: [...c.permissions].sort().join(','),
     enabled: c.enabled,
+    trusted_documents_only: c.trustedDocumentsOnly ?? false,
     created_at: nowMs,
     updated_at: nowMs,
   });
@@ -165,6 +186,7 @@ export async function updateClient(db: Knex, id: number, c: ClientWrite, nowMs: 
       password_hash: c.passwordHash,
       permissions: [...c.permissions].sort().join(','),
       enabled: c.enabled,
+      ...(c.trustedDocumentsOnly === undefined ? {} : { trusted_documents_only: c.trustedDocumentsOnly }),
       updated_at: nowMs,
     });
 }

@@ -1,6 +1,7 @@
 import { MONEY_PATTERN, SIGNED_MONEY_PATTERN } from '../lib/money';
 import type { ClientRateLimit } from '../auth/client.store';
 import { Permission } from '../auth/permissions';
+import { PersistedQueryManifest, TRUSTED_DOCUMENTS_SCHEMA } from './trusted-documents';
 
 /** Dataset sections this version imports (CONTRACT §9). */
 export const SUPPORTED_SECTIONS = [
@@ -76,6 +77,9 @@ export const DATASET_SCHEMA = {
           permissions: { type: 'array', uniqueItems: true, items: { enum: Object.values(Permission) } },
           enabled: { type: 'boolean' },
           rateLimit,
+          // Trusted documents (docs/graphql.md): an Apollo persisted query manifest, inline.
+          trustedDocuments: TRUSTED_DOCUMENTS_SCHEMA,
+          trustedDocumentsOnly: { type: 'boolean' },
         },
       },
     },
@@ -255,6 +259,13 @@ export interface Dataset {
     enabled?: boolean;
     /** The client's own rate limit; absent leaves the stored one, null removes it (the tenant's default applies). */
     rateLimit?: ClientRateLimit | null;
+    /**
+     * The client's trusted documents (docs/graphql.md "Trusted documents"); absent leaves the
+     * stored list, null removes it, a manifest replaces it.
+     */
+    trustedDocuments?: PersistedQueryManifest | null;
+    /** Refuse every `/graphql` document outside `trustedDocuments` (default false). */
+    trustedDocumentsOnly?: boolean;
   }[];
   subscribers?: {
     tenant: string;

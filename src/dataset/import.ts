@@ -26,6 +26,7 @@ import {
 import { PasswordCheck, checkPasswords, freshHash, passwordVerifies } from './passwords';
 import { preflightDataset, subscriberPlanRefusals } from './preflight';
 import { importRateLimits } from './rate-limits';
+import { importTrustedDocuments } from './trusted-documents';
 
 import { validateDatasetDocument } from './validate';
 
@@ -96,6 +97,7 @@ function sameClient(
   return (
     existing.tenantId === tenant &&
     existing.enabled === (c.enabled ?? true) &&
+    existing.trustedDocumentsOnly === (c.trustedDocumentsOnly ?? false) &&
     [...existing.permissions].sort().join(',') === [...c.permissions].sort().join(',') &&
     verifies
   );
@@ -149,8 +151,10 @@ async function importTenants(run: ImportRun, rows: Rows<'tenants'>): Promise<voi
 }
 
 /**
- * API clients by username. A client whose tenant, permissions, enabled flag and password all match
- * is unchanged; an updated client keeps its stored hash while the file's password still verifies.
+ * API clients by username. A client whose tenant, permissions, enabled and trusted-documents-only
+ * flags, password and trusted documents all match is unchanged; an updated client keeps its
+ * stored hash while the file's password still verifies. A client's `trustedDocuments`, when
+ * given, replaces its stored list (./trusted-documents.ts).
  */
 async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<void> {
   const { trx, now } = run;
@@ -159,20 +163,22 @@ async function importClients(run: ImportRun, rows: Rows<'clients'>): Promise<voi
     const existing = await findClientByUsername(trx, c.username);
     const check = run.passwords.get(c.username);
     const keepHash = !!existing && (await passwordVerifies(check, c.password, existing.passwordHash));
-    if (existing && sameClient(existing, tenant, c, keepHash)) {
-      run.summary.clients.unchanged++;
-      continue;
+    const same = !!existing && sameClient(existing, tenant, c, keepHash);
+    let id = existing?.id;
+    if (!same) {
+      const write = {
+        tenantId: tenant,
+        username: c.username,
+        passwordHash: existing && keepHash ? existing.passwordHash : await freshHash(check, c.password),
+        permissions: c.permissions,
+        enabled: c.enabled ?? true,
+        trustedDocumentsOnly: c.trustedDocumentsOnly ?? false,
+      };
+      if (existing) await updateClient(trx, existing.id, write, now);
+      else id = await insertClient(trx, write, now);
     }
-    const write = {
-      tenantId: tenant,
-      username: c.username,
-      passwordHash: existing && keepHash ? existing.passwordHash : await freshHash(check, c.password),
-      permissions: c.permissions,
-      enabled: c.enabled ?? true,
-    };
-    if (existing) await updateClient(trx, existing.id, write, now);
-    else await insertClient(trx, write, now);
-    run.summary.clients[existing ? 'updated' : 'created']++;
+    const listChanged = await importTrustedDocuments(trx, id!, c.trustedDocuments);
+    run.summary.clients[outcome(!existing, !same || listChanged)]++;
   }
 }
 

@@ -2,6 +2,7 @@ import Ajv, { ErrorObject } from 'ajv';
 import { normalizeMsisdn } from '../lib/msisdn';
 import { DatasetError } from './dataset-error';
 import { DATASET_SCHEMA, Dataset } from './dataset.schema';
+import { checkManifest } from './trusted-documents';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
 const validateDataset = ajv.compile(DATASET_SCHEMA);
@@ -41,7 +42,8 @@ function describe(e: ErrorObject): DatasetError {
 
 /**
  * Validates a dataset document (CONTRACT §9) against the JSON Schema and the rules a schema
- * cannot say (duplicate natural keys, prepaid balances not negative).
+ * cannot say (duplicate natural keys, prepaid balances not negative, a trusted document's id
+ * that is not the SHA-256 of its body: see checkManifest).
  * @throws DatasetError with the JSON path of the first error.
  */
 export function validateDatasetDocument(doc: unknown): Dataset {
@@ -53,7 +55,10 @@ export function validateDatasetDocument(doc: unknown): Dataset {
     seen.add(key);
   };
   ds.tenants?.forEach((t, i) => unique(`tenant\0${t.name}`, `$.tenants[${i}].name`));
-  ds.clients?.forEach((c, i) => unique(`client\0${c.username}`, `$.clients[${i}].username`));
+  ds.clients?.forEach((c, i) => {
+    unique(`client\0${c.username}`, `$.clients[${i}].username`);
+    if (c.trustedDocuments) checkManifest(c.trustedDocuments, `$.clients[${i}].trustedDocuments`);
+  });
   ds.ratings?.forEach((r, i) =>
     unique(
       `rating\0${r.tenant}\0${[r.providerId, r.applicationId, r.serviceId ?? '*', r.originId ?? '*', r.bundleId ?? '*', r.kind].join('\0')}`,

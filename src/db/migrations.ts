@@ -16,6 +16,7 @@ import * as portal from '../../migrations/20261126000200_portal';
 import * as dataVersions from '../../migrations/20261126000300_data_versions';
 import * as rateLimits from '../../migrations/20261126000310_rate_limits';
 import * as outboxTraceparent from '../../migrations/20261126001000_outbox_traceparent';
+import * as trustedDocuments from '../../migrations/20261126002100_trusted_documents';
 
 /**
  * The ordered migration list. Migrations are TypeScript modules under `migrations/`; listing
@@ -40,6 +41,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126000300_data_versions', dataVersions],
   ['20261126000310_rate_limits', rateLimits],
   ['20261126001000_outbox_traceparent', outboxTraceparent],
+  ['20261126002100_trusted_documents', trustedDocuments],
 ];
 
 /** knex migration source over {@link MIGRATIONS}. */

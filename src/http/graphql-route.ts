@@ -7,6 +7,7 @@ import { GatewayContext } from '../graphql/context';
 import { nestingError } from '../graphql/document-limits';
 import { apolloKoa } from '../graphql/koa-apollo';
 import { graphqlTimeoutError } from '../graphql/limits';
+import { applyTrustedDocuments, carriesOperation } from '../graphql/trusted-documents';
 import { BODY_LIMIT_BYTES } from './limits';
 import { MakeContext } from './request-context';
 
@@ -15,9 +16,12 @@ import { MakeContext } from './request-context';
  * (up to {@link BODY_LIMIT_BYTES}); a body that is too large answers 413, one that is not JSON
  * 400, both as a GraphQL `BAD_REQUEST` error; a document (the body's or the query string's
  * `query`) nesting deeper than the bound is refused unparsed, `QUERY_TOO_COMPLEX`, HTTP 400
- * (src/graphql/document-limits.ts); then Apollo answers. A deadline that passed while
- * authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past GRAPHQL_TIMEOUT_MS
- * (src/graphql/limits.ts).
+ * (src/graphql/document-limits.ts); a request carrying an operation gets its context (credentials
+ * checked once) and then its trusted documents applied: a listed persisted query id becomes its
+ * document, a trusted-documents-only client's unlisted document is refused, HTTP 400
+ * (src/graphql/trusted-documents.ts); then Apollo answers, with that same context. A deadline
+ * that passed while authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past
+ * GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
  */
 export function graphqlRouter(
   apollo: ApolloServer<GatewayContext>,
@@ -33,7 +37,11 @@ export function graphqlRouter(
       throw err;
     }
   };
-  const answer = apolloKoa(apollo, graphqlContext);
+  // A request's context is made once: by the route (see below), else by Apollo when it asks.
+  const answer = apolloKoa(
+    apollo,
+    (ctx) => (ctx.state.graphqlContext as Promise<GatewayContext> | undefined) ?? graphqlContext(ctx),
+  );
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
   graphql.all('/graphql', async (ctx) => {
@@ -47,6 +55,18 @@ export function graphqlRouter(
     if (tooDeep) {
       answerError(ctx, 400, { message: tooDeep.message, extensions: tooDeep.extensions });
       return;
+    }
+    if (carriesOperation(ctx)) {
+      const made = graphqlContext(ctx);
+      ctx.state.graphqlContext = made;
+      // A context that cannot be made is answered by Apollo, as when Apollo makes it.
+      const gctx = await made.catch(() => undefined);
+      // trusted documents (src/graphql/trusted-documents.ts) apply here
+      const refusal = gctx && applyTrustedDocuments(ctx, gctx);
+      if (refusal) {
+        answerError(ctx, 400, refusal);
+        return;
+      }
     }
     await answer(ctx, async () => undefined);
   });

@@ -37,6 +37,7 @@ describe('migrations', () => {
       'outbox_relay_lease',
       'renewal_events',
       'data_versions',
+      'trusted_documents',
     ];
     const all = [
       '20261122000100_foundation',
@@ -56,6 +57,7 @@ describe('migrations', () => {
       '20261126000300_data_versions',
       '20261126000310_rate_limits',
       '20261126001000_outbox_traceparent',
+      '20261126002100_trusted_documents',
     ];
     expect(await migrateLatest(t.db)).toEqual(all);
     for (const table of tables) expect(await t.db.schema.hasTable(table)).toBe(true);
