@@ -96,6 +96,16 @@ export class TokenService {
   }
 
   /**
+   * On shutdown: {@link flushCdrs}, then stops the CDR writer's worker thread (SQLite file,
+   * src/modules/cdrs/cdr.sqlite-worker.ts). The app's `close` calls it before the database
+   * closes. Never rejects.
+   */
+  async closeCdrs(): Promise<void> {
+    await this.flushCdrs();
+    await this.aside.close();
+  }
+
+  /**
    * Issues a token for the subscriber `clientId` (an MSISDN, optional `+`). The legacy REST rows
    * check the legacy body shape and answer its published messages themselves before calling this
    * (src/rest/token-input.ts). The token row is durable when this resolves; on SQLite it shares a
