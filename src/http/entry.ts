@@ -26,9 +26,10 @@ const EMPTY = new Set([204, 205, 304]);
  * Sends a text answer (`ctx.body` a string with its `content-length`, the REST rows' and every
  * JSON/XML error's) in one socket write instead of Koa's `res.end(body)`, which corks the socket
  * and hands it two chunks (headers with body, then an empty end chunk), sent with `writev` (21 %
- * of a REST introspection's busy time, issue 33). `res.write(body)` on an uncorked socket writes
- * headers and body at once, and the `res.end()` after it writes nothing more. The bytes on the
- * wire are the same; every other answer (no body, a stream or Buffer, HEAD, 204/205/304, a
+ * of a REST introspection's busy time, issue 33). Here `res.write(body)` queues headers and body
+ * as one chunk, the socket is uncorked at once (one `write`), and the `res.end()` after it
+ * writes nothing more. The bytes on the
+ * wire are the same (headers and body in one TCP segment, as before); every other answer (no body, a stream or Buffer, HEAD, 204/205/304, a
  * response already started or given up) is left to Koa.
  */
 function respondInOneWrite(ctx: Context): void {
@@ -46,6 +47,9 @@ function respondInOneWrite(ctx: Context): void {
     return;
   ctx.respond = false;
   res.write(body);
+  // Node corks the socket on a response's first write until the next tick; uncorked now, the
+  // one chunk goes out as a plain write, and `end` finds nothing left to send.
+  res.socket?.uncork();
   res.end();
 }
 
