@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { importDataset } from '../../src/dataset/import';
 import { findClientByUsername } from '../../src/auth/client.store';
 import { CdrBatchWriter } from '../../src/modules/cdrs/cdr.batch-writer';
@@ -64,6 +65,29 @@ describe('CdrBatchWriter on a SQLite file: batches written from its own thread',
       `${2}`.padStart(16, '0'),
     ]);
   });
+
+  itOnSqlite(
+    'waits for a write lock held longer than SQLITE_BUSY_TIMEOUT_MS instead of failing the batch',
+    async () => {
+      const other = new Database(t.url.slice('sqlite:'.length));
+      other.exec('BEGIN IMMEDIATE');
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          other.exec('COMMIT');
+          other.close();
+          resolve();
+        }, 600),
+      );
+      const writer = new CdrBatchWriter(t.db, undefined, { flushIntervalMs: 60_000 });
+      await writer.add(rec.tokenRow({ tenantId, actor: 'locked' }, cdr(4)));
+      await writer.flush();
+      await released;
+      expect(writer.pending).toBe(0);
+      expect(writer.dropped).toBe(0);
+      expect(await stored('locked')).toHaveLength(1);
+      await writer.close();
+    },
+  );
 
   itOnSqlite('with thread: false writes on the gateway connection (group commit)', async () => {
     const writer = new CdrBatchWriter(t.db, undefined, { flushIntervalMs: 60_000, thread: false });

@@ -46,6 +46,14 @@ const INSERT_SQL = `insert into cdrs (${CDR_COLUMNS.join(', ')}) values (${CDR_C
 /** The connection settings the worker copies from the gateway's connection (src/db/sqlite.ts). */
 const COPIED_PRAGMAS = ['synchronous', 'foreign_keys', 'busy_timeout', 'wal_autocheckpoint'] as const;
 
+/**
+ * Least time, ms, the worker waits for the write lock (its `busy_timeout`, when the gateway's is
+ * shorter). Its wait blocks only the worker thread, and a batch refused for a busy database counts
+ * as a failed attempt (3 and its CDRs are given up): so under a steady stream of the gateway's
+ * group commits the thread waits for a gap rather than losing CDRs.
+ */
+export const CDR_THREAD_BUSY_TIMEOUT_MS = 10_000;
+
 /** A write the worker has not answered yet. */
 interface Waiting {
   resolve: () => void;
@@ -132,13 +140,18 @@ export class SqliteCdrWorker {
     return worker;
   }
 
-  /** `journal_mode = WAL` and the values of {@link COPIED_PRAGMAS} on the gateway's connection, as pragma statements. */
+  /**
+   * `journal_mode = WAL` and the values of {@link COPIED_PRAGMAS} on the gateway's connection, as
+   * pragma statements (`busy_timeout` at least {@link CDR_THREAD_BUSY_TIMEOUT_MS}).
+   */
   private async readPragmas(): Promise<string[]> {
     const out = ['journal_mode = WAL'];
     for (const name of COPIED_PRAGMAS) {
       const rows = (await this.db.raw(`PRAGMA ${name}`)) as Record<string, unknown>[];
       const value = rows[0] && Object.values(rows[0])[0];
-      if (typeof value === 'number' || typeof value === 'string') out.push(`${name} = ${value}`);
+      if (name === 'busy_timeout')
+        out.push(`busy_timeout = ${Math.max(Number(value) || 0, CDR_THREAD_BUSY_TIMEOUT_MS)}`);
+      else if (typeof value === 'number' || typeof value === 'string') out.push(`${name} = ${value}`);
     }
     return out;
   }
