@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { importDataset } from '../../src/dataset/import';
 import { findClientByUsername } from '../../src/auth/client.store';
 import { CdrBatchWriter } from '../../src/modules/cdrs/cdr.batch-writer';
@@ -6,7 +5,7 @@ import { CdrRecorder, TokenCdr } from '../../src/modules/cdrs/cdr.recorder';
 import { TokenTx } from '../../src/modules/cdrs/cdr.layouts';
 import { insertCdrs } from '../../src/modules/cdrs/cdr.store';
 import { FakeClock } from '../helpers/clock';
-import { TestDb, createTestDb } from '../helpers/db';
+import { TestDb, createTestDb, reopenTestDb } from '../helpers/db';
 import { baseDataset } from '../helpers/fixtures';
 import { groupCommitCounts, itOnSqlite } from '../helpers/group-commit';
 
@@ -69,12 +68,13 @@ describe('CdrBatchWriter on a SQLite file: batches written from its own thread',
   itOnSqlite(
     'waits for a write lock held longer than SQLITE_BUSY_TIMEOUT_MS instead of failing the batch',
     async () => {
-      const other = new Database(t.url.slice('sqlite:'.length));
+      // A second pool's raw connection holds the write lock for 600 ms (SQLITE_BUSY_TIMEOUT_MS is 200).
+      const second = reopenTestDb(t);
+      const other = (await second.db.client.acquireConnection()) as { exec(sql: string): void };
       other.exec('BEGIN IMMEDIATE');
       const released = new Promise<void>((resolve) =>
         setTimeout(() => {
           other.exec('COMMIT');
-          other.close();
           resolve();
         }, 600),
       );
@@ -86,6 +86,8 @@ describe('CdrBatchWriter on a SQLite file: batches written from its own thread',
       expect(writer.dropped).toBe(0);
       expect(await stored('locked')).toHaveLength(1);
       await writer.close();
+      await second.db.client.releaseConnection(other);
+      await second.destroy();
     },
   );
 
