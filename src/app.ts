@@ -158,7 +158,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
       await relay?.stop();
       await apollo.stop();
       await rateLimiter.close();
-      await services.tokens.flushCdrs(); // the buffered token CDRs "validate", before the database closes
+      await services.tokens.closeCdrs(); // the buffered token CDRs "validate", before the database closes
       lifecycle.stopped();
     },
   };

@@ -52,6 +52,8 @@ function requestMixin(): object {
 /**
  * Secrets that must never reach a log line even when an object holding them is logged by
  * mistake: credentials headers (both spellings), passwords, OAuth client secrets and tokens.
+ * The paths in pino's `redact` syntax (`*` is any key of the line's top level); applied by
+ * {@link redactSecrets}, with the same `[Redacted]` censor.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -67,10 +69,63 @@ export const REDACTED_PATHS = [
   'token',
 ];
 
+/** What a redacted value is replaced with (pino's own censor). */
+export const REDACTED = '[Redacted]';
+
+/** Keys redacted at a line's top level. */
+const SECRET_TOP = new Set(['password', 'client_secret', 'token']);
+/** Keys redacted one level down, under any top-level key (`*.key`). */
+const SECRET_NESTED = new Set([
+  'authorization',
+  'authorisation',
+  'password',
+  'client_secret',
+  'access_token',
+  'token',
+]);
+/** Keys redacted in `req.headers`. */
+const SECRET_HEADERS = new Set(['authorization', 'authorisation']);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** `o` with the own keys in `secrets` that it has replaced by {@link REDACTED}, as a copy; `o` itself when it has none. */
+function withoutKeys(o: Record<string, unknown>, secrets: ReadonlySet<string>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const key in o)
+    if (secrets.has(key) && Object.prototype.hasOwnProperty.call(o, key) && o[key] !== undefined)
+      (copy ??= { ...o })[key] = REDACTED;
+  return copy ?? o;
+}
+
+/**
+ * A log line's object with every {@link REDACTED_PATHS} value replaced by `[Redacted]`, as pino's
+ * `redact` option did, but as a plain function (pino's `formatters.log`): a line that holds no
+ * secret, like every access log line, is returned as it is after a look at its keys, with no
+ * path walking and no copy (pino's redaction was 5.7 % of a REST request's busy time, issue 33).
+ * The logged objects are never changed: what holds a secret is copied.
+ */
+export function redactSecrets(line: Record<string, unknown>): Record<string, unknown> {
+  let out = withoutKeys(line, SECRET_TOP);
+  for (const key in line) {
+    const value = line[key];
+    if (!isObject(value) || !Object.prototype.hasOwnProperty.call(line, key) || SECRET_TOP.has(key)) continue;
+    let inner = withoutKeys(value, SECRET_NESTED);
+    if (key === 'req' && isObject(inner.headers)) {
+      const headers = withoutKeys(inner.headers, SECRET_HEADERS);
+      if (headers !== inner.headers) inner = { ...inner, headers };
+    }
+    if (inner !== value) {
+      if (out === line) out = { ...line };
+      out[key] = inner;
+    }
+  }
+  return out;
+}
+
 /**
  * Creates the process logger writing JSON lines (ISO `time`) at `level` to `destination`
  * (default stdout). Lines written while a request is served carry its
- * {@link RequestLogFields}.
+ * {@link RequestLogFields}; secrets are redacted ({@link redactSecrets}).
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -78,7 +133,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: REDACTED_PATHS,
+      formatters: { log: redactSecrets },
       mixin: requestMixin,
     },
     destination,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_CLIENT_CACHE_MS } from '../config/defaults';
@@ -160,7 +160,8 @@ export class Authenticator {
   private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
     const { client, failures } = await this.read(username, address);
     const stored = client?.passwordHash ?? (await this.dummy());
-    const key = createHash('sha256').update(`${username}\0${password}\0${stored}`).digest('base64');
+    // One-shot SHA-256 (no Hash object per request, a hot path).
+    const key = hash('sha256', `${username}\0${password}\0${stored}`, 'base64');
     const remembered = client !== undefined && this.verified.has(key);
     if (remembered) this.throttle.assertOpen(username, address, failures);
     const ok = remembered || (await this.verifyOnce(key, username, password, stored, address));

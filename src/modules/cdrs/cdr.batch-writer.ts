@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { groupedWrite } from '../../db/knex';
 import { runOutsideRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
+import { SqliteCdrWorker, sqliteFileOf } from './cdr.sqlite-worker';
 import { CdrInsert, insertCdrs } from './cdr.store';
 
 /** Longest time a buffered CDR waits for its batch, ms (the loss window on a crash). */
@@ -24,6 +25,13 @@ export interface CdrBatchLimits {
   flushIntervalMs?: number;
   batchMax?: number;
   bufferMax?: number;
+  /**
+   * On a SQLite file, write the batches from a worker thread with its own connection
+   * (cdr.sqlite-worker.ts), so that their COMMIT (fsync, checkpoints) never stalls the event loop.
+   * Default true; false writes them on the gateway's connection (as on MySQL/MariaDB, whose
+   * driver never blocks the event loop, and on an in-memory SQLite database).
+   */
+  thread?: boolean;
 }
 
 const DONE: Promise<void> = Promise.resolve();
@@ -32,7 +40,8 @@ const DONE: Promise<void> = Promise.resolve();
  * Writes CDRs that belong to no write transaction of their own (a token validated, docs/events.md
  * "Token CDR") off the request path: {@link add} appends to an in-process buffer, and a batch
  * writer inserts the buffer in order with one multi-row INSERT per batch (on SQLite sharing a
- * COMMIT, {@link groupedWrite}), at most {@link CDR_FLUSH_INTERVAL_MS} after the first buffered
+ * COMMIT, {@link groupedWrite}; on a SQLite file from a worker thread instead, see
+ * {@link CdrBatchLimits.thread}), at most {@link CDR_FLUSH_INTERVAL_MS} after the first buffered
  * CDR, at once when {@link CDR_BATCH_MAX} are waiting. Batches run one at a time, outside any
  * request's scope (no request deadline), so CDR ids follow the order of `add`/`writeNow` calls.
  *
@@ -52,6 +61,7 @@ export class CdrBatchWriter {
   private readonly flushIntervalMs: number;
   private readonly batchMax: number;
   private readonly bufferMax: number;
+  private readonly thread: SqliteCdrWorker | undefined;
   /** CDRs given up after {@link CDR_WRITE_ATTEMPTS} failed attempts (each logged at error level). */
   dropped = 0;
 
@@ -63,6 +73,8 @@ export class CdrBatchWriter {
     this.flushIntervalMs = limits.flushIntervalMs ?? CDR_FLUSH_INTERVAL_MS;
     this.batchMax = limits.batchMax ?? CDR_BATCH_MAX;
     this.bufferMax = limits.bufferMax ?? CDR_BUFFER_MAX;
+    const file = limits.thread === false ? undefined : sqliteFileOf(db);
+    this.thread = file === undefined ? undefined : new SqliteCdrWorker(db, file);
   }
 
   /** CDRs buffered and not yet written. */
@@ -104,6 +116,16 @@ export class CdrBatchWriter {
     });
   }
 
+  /**
+   * Writes every CDR buffered (as {@link flush}), then stops the worker thread, if any (a later
+   * CDR starts it again). The app's `close` calls it on shutdown, before the database closes.
+   * Never rejects.
+   */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.thread?.close();
+  }
+
   /** Sets the flush timer, unless set; it does not keep the process alive. */
   private schedule(): void {
     if (this.timer) return;
@@ -125,12 +147,8 @@ export class CdrBatchWriter {
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, this.batchMax);
       try {
-        await groupedWrite(this.db, (db) =>
-          insertCdrs(
-            db,
-            batch.map((p) => p.row),
-          ),
-        );
+        const rows = batch.map((p) => p.row);
+        await (this.thread ? this.thread.write(rows) : groupedWrite(this.db, (db) => insertCdrs(db, rows)));
       } catch (err) {
         this.failed(batch, err);
         return;

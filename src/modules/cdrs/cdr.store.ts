@@ -20,21 +20,65 @@ export interface CdrRow extends CdrInsert {
   tenantName: string;
 }
 
+/** The columns of a CDR as written, in the order of {@link cdrValues}. */
+export const CDR_COLUMNS = [
+  'tenant_id',
+  'type',
+  'service_id',
+  'transaction_type',
+  'created_at',
+  'actor',
+  'actor_cause',
+  'record_id',
+  'fields',
+] as const;
+
+/** A CDR's column values as stored ({@link CDR_COLUMNS} order): `actor` and `recordId` cut to 128 characters, `fields` as JSON. */
+export type CdrValues = [number, CdrKind, number, number, number, string, number | null, string, string];
+
+/** The values of `r` as stored, in {@link CDR_COLUMNS} order (every writer of CDRs stores them alike). */
+export function cdrValues(r: CdrInsert): CdrValues {
+  return [
+    r.tenantId,
+    r.type,
+    r.serviceId,
+    r.transactionType,
+    r.createdAt,
+    r.actor.slice(0, 128),
+    r.actorCause,
+    r.recordId.slice(0, 128),
+    JSON.stringify(r.fields),
+  ];
+}
+
 /** Writes CDRs in the given order (ids increase in that order) inside `db` (the change's transaction). */
 export async function insertCdrs(db: Knex, rows: readonly CdrInsert[]): Promise<void> {
   if (rows.length === 0) return;
   await db('cdrs').insert(
-    rows.map((r) => ({
-      tenant_id: r.tenantId,
-      type: r.type,
-      service_id: r.serviceId,
-      transaction_type: r.transactionType,
-      created_at: r.createdAt,
-      actor: r.actor.slice(0, 128),
-      actor_cause: r.actorCause,
-      record_id: r.recordId.slice(0, 128),
-      fields: JSON.stringify(r.fields),
-    })),
+    rows.map((r) => {
+      const [
+        tenant_id,
+        type,
+        service_id,
+        transaction_type,
+        created_at,
+        actor,
+        actor_cause,
+        record_id,
+        fields,
+      ] = cdrValues(r);
+      return {
+        tenant_id,
+        type,
+        service_id,
+        transaction_type,
+        created_at,
+        actor,
+        actor_cause,
+        record_id,
+        fields,
+      };
+    }),
   );
 }
 

@@ -29,12 +29,18 @@ export async function insertToken(db: Knex, row: Omit<TokenRow, 'revokedAt'>): P
   });
 }
 
-/** The token lookup of every introspection, prepared once (see {@link preparedRows}). */
+/**
+ * The token lookup of every introspection, prepared once (see {@link preparedRows}). The issuer's
+ * username is a scalar subquery by primary key rather than a join: with the statistics of a
+ * database with few API clients (ANALYZE), SQLite planned the join as a scan of
+ * `api_clients_username_unique` per lookup, which made the statement about three times as
+ * expensive (32 µs against 11 µs on the bench machine). `api_client_id` is NOT NULL and a
+ * foreign key, so `issued_by` is always the username, as with the join.
+ */
 const FIND_TOKEN_SQL =
   'select t.tenant_id, t.token_hash, t.msisdn, t.api_client_id, t.issued_at, t.expires_at_seconds,' +
-  ' t.revoked_at, c.username as issued_by' +
-  ' from tokens t inner join api_clients c on c.id = t.api_client_id' +
-  ' where t.token_hash = ? and t.tenant_id = ? limit 1';
+  ' t.revoked_at, (select c.username from api_clients c where c.id = t.api_client_id) as issued_by' +
+  ' from tokens t where t.token_hash = ? and t.tenant_id = ? limit 1';
 
 interface TokenSqlRow {
   tenant_id: number;
