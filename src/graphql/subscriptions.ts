@@ -24,6 +24,7 @@ import { Services } from '../services';
 import { GatewayContext } from './context';
 import { nestingError } from './document-limits';
 import { MAX_DOCUMENT_TOKENS } from './limits';
+import { persistedOf, trustedDocumentDecision } from './trusted-documents';
 
 /** What the subscription server needs from the app. */
 export interface SubscriptionServerDeps {
@@ -181,7 +182,10 @@ function onConnect({
 }
 
 /**
- * Each `subscribe` message: the document is bounded in nesting (QUERY_TOO_COMPLEX,
+ * Each `subscribe` message: a client's trusted documents apply first (an id of its list runs the
+ * listed document; a trusted-documents-only client's unlisted document or id is refused with
+ * QUERY_NOT_IN_SAFELIST or PERSISTED_QUERY_NOT_IN_LIST, src/graphql/trusted-documents.ts); the
+ * document is bounded in nesting (QUERY_TOO_COMPLEX,
  * src/graphql/document-limits.ts), parsed (GRAPHQL_PARSE_FAILED), validated with GraphQL's
  * rules and the app's (GRAPHQL_VALIDATION_FAILED), must name one subscription
  * operation (BAD_REQUEST otherwise), and its variables are coerced (BAD_USER_INPUT); then it runs
@@ -192,11 +196,26 @@ function onSubscribe(deps: SubscriptionServerDeps): NonNullable<ServerOptions['o
   const { schema, config, services, logger } = deps;
   const rules = [...specifiedRules, ...deps.validationRules];
   return (ctx, _id, payload) => {
-    const tooDeep = nestingError(payload.query);
+    const auth = ctx.extra.auth!;
+    const client = auth.status === 'ok' ? auth.client : null;
+    // Trusted documents (src/graphql/trusted-documents.ts), as over HTTP: an id of the client's
+    // list runs its document; a trusted-documents-only client's unlisted operation is refused.
+    let query = payload.query;
+    if (client) {
+      const trusted = trustedDocumentDecision(
+        client,
+        query === '' ? undefined : query,
+        persistedOf(payload.extensions),
+      );
+      if (trusted && 'refusal' in trusted)
+        return [new GraphQLError(trusted.refusal.message, { extensions: trusted.refusal.extensions })];
+      if (trusted) query = trusted.document;
+    }
+    const tooDeep = nestingError(query);
     if (tooDeep) return [tooDeep];
     let document;
     try {
-      document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
+      document = parse(query, { maxTokens: MAX_DOCUMENT_TOKENS });
     } catch (err) {
       return [
         coded(err instanceof GraphQLError ? err : new GraphQLError(String(err)), 'GRAPHQL_PARSE_FAILED'),
@@ -217,11 +236,10 @@ function onSubscribe(deps: SubscriptionServerDeps): NonNullable<ServerOptions['o
     // value (an MSISDN that is not one) is BAD_USER_INPUT, not an internal error.
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], payload.variables ?? {});
     if (coerced.errors) return coerced.errors.map((e) => coded(e, 'BAD_USER_INPUT'));
-    const auth = ctx.extra.auth!;
     const contextValue: GatewayContext = {
       requestId: randomUUID(),
       auth,
-      client: auth.status === 'ok' ? auth.client : null,
+      client,
       tenantHeader: ctx.extra.tenantHeader,
       baseUrl: config.publicBaseUrl ?? `http://${ctx.extra.request.headers.host ?? 'localhost'}`,
       services,

@@ -1,5 +1,9 @@
 import type { Context } from 'koa';
+import type { ApiClient } from '../auth/client.store';
 import { GatewayContext } from './context';
+
+/** `extensions.persistedQuery` of an operation, when it is an object. */
+export type PersistedQueryExtension = { version?: unknown; sha256Hash?: unknown };
 
 /**
  * `extensions.code` of a persisted query id that is not in a trusted-documents-only client's
@@ -24,7 +28,7 @@ interface CarriedOperation {
   /** The `query` text; undefined when absent or null (an APQ request by id). */
   query: string | undefined;
   /** `extensions.persistedQuery`, when it is an object. */
-  persisted: { version?: unknown; sha256Hash?: unknown } | undefined;
+  persisted: PersistedQueryExtension | undefined;
   /** Sends `document` as the request's `query`, without the `persistedQuery` extension. */
   useDocument(document: string): void;
 }
@@ -57,22 +61,44 @@ export function applyTrustedDocuments(
   if (!client || (!client.trustedDocuments && !client.trustedDocumentsOnly)) return undefined;
   const op = carriedOperation(ctx);
   if (!op) return undefined;
+  const decision = trustedDocumentDecision(client, op.query, op.persisted);
+  if (decision && 'document' in decision) op.useDocument(decision.document);
+  return decision && 'refusal' in decision ? decision.refusal : undefined;
+}
+
+/**
+ * The trusted-documents rule of one operation of `client` (docs/graphql.md "Trusted documents"),
+ * shared by `/graphql` over HTTP ({@link applyTrustedDocuments}) and graphql-ws subscriptions
+ * (src/graphql/subscriptions.ts): `query` is the document sent in full (undefined when the
+ * operation is sent by id), `persisted` the `extensions.persistedQuery` object, if any.
+ * @returns `{ document }` to run the listed document of a persisted query id of the client's list;
+ *   `{ refusal }` for an unlisted id or document of a trusted-documents-only client; undefined to
+ *   go on unchanged.
+ */
+export function trustedDocumentDecision(
+  client: Pick<ApiClient, 'trustedDocuments' | 'trustedDocumentsOnly'>,
+  query: string | undefined,
+  persisted: PersistedQueryExtension | undefined,
+): { document: string } | { refusal: TrustedDocumentRefusal } | undefined {
   const list = client.trustedDocuments;
-  if (op.query === undefined) {
-    const hash = op.persisted?.sha256Hash;
-    if (op.persisted?.version !== 1 || typeof hash !== 'string') return undefined;
+  if (query === undefined) {
+    const hash = persisted?.sha256Hash;
+    if (persisted?.version !== 1 || typeof hash !== 'string') return undefined;
     const document = list?.byId.get(hash);
-    if (document !== undefined) {
-      op.useDocument(document);
-      return undefined;
-    }
+    if (document !== undefined) return { document };
     if (!client.trustedDocumentsOnly) return undefined;
     return {
-      message: `persisted query ${hash} is not in this client's trusted documents`,
-      extensions: { code: PERSISTED_QUERY_NOT_IN_LIST },
+      refusal: {
+        message: `persisted query ${hash} is not in this client's trusted documents`,
+        extensions: { code: PERSISTED_QUERY_NOT_IN_LIST },
+      },
     };
   }
-  if (!client.trustedDocumentsOnly || list?.bodies.has(op.query)) return undefined;
+  if (!client.trustedDocumentsOnly || list?.bodies.has(query)) return undefined;
+  return { refusal: notInSafelist() };
+}
+
+function notInSafelist(): TrustedDocumentRefusal {
   return {
     message:
       "the operation is not in this client's trusted documents: send a listed document, or its id " +
@@ -139,7 +165,8 @@ function carriedOperation(ctx: Context): CarriedOperation | undefined {
   };
 }
 
-function persistedOf(extensions: unknown): CarriedOperation['persisted'] {
+/** `extensions.persistedQuery` of an operation's `extensions`, when both are objects. */
+export function persistedOf(extensions: unknown): PersistedQueryExtension | undefined {
   if (!isObject(extensions)) return undefined;
   const p = extensions.persistedQuery;
   return isObject(p) ? p : undefined;

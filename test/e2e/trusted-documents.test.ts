@@ -9,6 +9,7 @@ import { DatasetError, importDataset } from '../../src/dataset/import';
 import { PersistedQueryManifest } from '../../src/dataset/trusted-documents';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { baseDataset, basic } from '../helpers/fixtures';
+import { wsClient } from '../helpers/graphql-ws';
 import { waitFor } from '../helpers/wait';
 
 // Trusted documents (docs/graphql.md "Trusted documents"): per-client manifests loaded by the
@@ -24,6 +25,8 @@ const PORTAL_CHECK =
 const UNLISTED_ISSUE =
   'mutation Sneaky { issueToken(clientId: "353871234567", grantType: CLIENT_CREDENTIALS) { token { accessToken } } }';
 const REPLACEMENT = 'query Replacement { introspectToken(token: "x") { active } }';
+const BALANCE_WATCH =
+  'subscription BalanceWatch($msisdn: MSISDN!) { balanceChanged(msisdn: $msisdn) { balance } }';
 
 /** The Apollo Client document of the last test, and its manifest body (with `__typename`, as the client sends it). */
 const CLIENT_QUERY = gql`
@@ -36,7 +39,7 @@ const CLIENT_QUERY = gql`
 const CLIENT_BODY = print(addTypenameToDocument(CLIENT_QUERY));
 
 function manifest(
-  ...ops: Array<[name: string, type: 'query' | 'mutation', body: string]>
+  ...ops: Array<[name: string, type: 'query' | 'mutation' | 'subscription', body: string]>
 ): PersistedQueryManifest {
   return {
     format: 'apollo-persisted-query-manifest',
@@ -50,6 +53,7 @@ const STRICT_MANIFEST = manifest(
   ['Introspect', 'query', INTROSPECT],
   ['Issue', 'mutation', ISSUE],
   ['ClientIntrospect', 'query', CLIENT_BODY],
+  ['BalanceWatch', 'subscription', BALANCE_WATCH],
 );
 
 function dataset(): Dataset {
@@ -208,6 +212,46 @@ describe('trusted documents on /graphql', () => {
     // An id without credentials is not looked up in any manifest: Apollo's APQ answers it.
     const id = await post(undefined, byHash(INTROSPECT, { token: 'x' }));
     expect(codeOf(id)).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  it('applies the list to subscriptions over WebSocket (graphql-ws)', async () => {
+    const ws = wsClient(app, STRICT);
+    /** The first errors a subscribe message gets (or 'completed' when it ended without any). */
+    const firstError = (payload: { query: string; extensions?: Record<string, unknown> }) =>
+      new Promise<string>((resolve) => {
+        ws.subscribe(
+          { ...payload, variables: { msisdn: '353871234567' } },
+          {
+            // A refusal by a resolver (the permission check) arrives as a result with errors.
+            next: (r) => {
+              if (r.errors) resolve(JSON.stringify(r.errors));
+            },
+            error: (e) => resolve(JSON.stringify(e)),
+            complete: () => resolve('completed'),
+          },
+        );
+      });
+    try {
+      const unlisted = await firstError({
+        query: 'subscription { balanceChanged(msisdn: "353871234567") { balance } }',
+      });
+      expect(unlisted).toContain('QUERY_NOT_IN_SAFELIST');
+      const unknownId = await firstError({
+        query: '',
+        extensions: { persistedQuery: { version: 1, sha256Hash: sha256('subscription { x }') } },
+      });
+      expect(unknownId).toContain('PERSISTED_QUERY_NOT_IN_LIST');
+      // The listed subscription by its id runs: it meets the permission check of its field (the
+      // strict client has no balance permission), not the list's refusal.
+      const listed = await firstError({
+        query: '',
+        extensions: { persistedQuery: { version: 1, sha256Hash: sha256(BALANCE_WATCH) } },
+      });
+      expect(listed).not.toContain('NOT_IN');
+      expect(listed).toContain('FORBIDDEN');
+    } finally {
+      await ws.dispose();
+    }
   });
 
   it('works with Apollo Client and its persisted-queries link (ids from the manifest)', async () => {
