@@ -55,6 +55,15 @@ export function makeFormatError(logger: Logger) {
 }
 
 /**
+ * True when a response's errors include a database outage (a database that is down, slow or
+ * locked, or a `SERVICE_UNAVAILABLE` domain error): `/graphql` then answers HTTP 503 with
+ * `retry-after` (docs/contract.md §8; Apollo's plugin in src/http/apollo.ts and the fast path).
+ */
+export function databaseOutageIn(errors: readonly unknown[]): boolean {
+  return errors.some((e) => databaseFailureOf(e) || domainErrorOf(e)?.code === 'SERVICE_UNAVAILABLE');
+}
+
+/**
  * True for an error Apollo Server raised itself to refuse a request (no code, an HTTP status
  * 400-499, not thrown by a resolver or from another error), such as `provided sha does not match
  * query` or `Unsupported persisted query version`.

@@ -4,6 +4,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceUnavailableError } from '../errors';
 import { GatewayContext } from '../graphql/context';
+import { tracingActive } from '../lib/tracing';
+import { fastPathOf } from './apollo';
 import { nestingError } from '../graphql/document-limits';
 import { apolloKoa } from '../graphql/koa-apollo';
 import { graphqlTimeoutError } from '../graphql/limits';
@@ -15,9 +17,11 @@ import { MakeContext } from './request-context';
  * (up to {@link BODY_LIMIT_BYTES}); a body that is too large answers 413, one that is not JSON
  * 400, both as a GraphQL `BAD_REQUEST` error; a document (the body's or the query string's
  * `query`) nesting deeper than the bound is refused unparsed, `QUERY_TOO_COMPLEX`, HTTP 400
- * (src/graphql/document-limits.ts); then Apollo answers. A deadline that passed while
- * authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past GRAPHQL_TIMEOUT_MS
- * (src/graphql/limits.ts).
+ * (src/graphql/document-limits.ts); then the fast path (src/graphql/fast-path.ts, unless
+ * GRAPHQL_FAST_PATH is false or tracing is on) answers an ordinary JSON `POST`, and Apollo
+ * every other request and every request the fast path declines, with the same request context
+ * (credentials are read once). A deadline that passed while authenticating is the GraphQL
+ * TIMEOUT (HTTP 504), like any operation past GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
  */
 export function graphqlRouter(
   apollo: ApolloServer<GatewayContext>,
@@ -34,6 +38,7 @@ export function graphqlRouter(
     }
   };
   const answer = apolloKoa(apollo, graphqlContext);
+  const fast = fastPathOf(apollo);
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
   graphql.all('/graphql', async (ctx) => {
@@ -48,9 +53,33 @@ export function graphqlRouter(
       answerError(ctx, 400, { message: tooDeep.message, extensions: tooDeep.extensions });
       return;
     }
-    await answer(ctx, async () => undefined);
+    if (!fast || tracingActive() || !fast.accepts(ctx)) {
+      await answer(ctx, async () => undefined);
+      return;
+    }
+    // One context per request: the fast path's, handed to Apollo when it declines.
+    const made = graphqlContext(ctx);
+    let gctx: GatewayContext;
+    try {
+      gctx = await made;
+    } catch {
+      await answerWith(apollo, ctx, () => made);
+      return;
+    }
+    // trusted documents (src/graphql/trusted-documents.ts) apply here
+    if (await fast.answer(ctx, gctx)) return;
+    await answerWith(apollo, ctx, () => made);
   });
   return graphql;
+}
+
+/** Apollo's answer to a request whose context is already made (or failed). */
+async function answerWith(
+  apollo: ApolloServer<GatewayContext>,
+  ctx: Context,
+  context: () => Promise<GatewayContext>,
+): Promise<void> {
+  await apolloKoa(apollo, context)(ctx, async () => undefined);
 }
 
 /** The GraphQL document of a `/graphql` request: the JSON body's `query`, else the query string's. */

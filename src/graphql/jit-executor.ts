@@ -1,0 +1,67 @@
+import { DocumentNode, ExecutionResult, GraphQLSchema, execute } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { GatewayContext } from './context';
+
+/**
+ * Runs one operation of a parsed, validated document with a request's context and raw
+ * variables (coerced by the executor; a variable that does not coerce answers `{ errors }`
+ * without `data`, nothing executed).
+ */
+export type OperationExecutor = (
+  contextValue: GatewayContext,
+  variableValues: Record<string, unknown>,
+) => Promise<ExecutionResult> | ExecutionResult;
+
+/** Which engine runs an operation: see {@link executorOf}. */
+export type ExecutorEngine = 'jit' | 'execute' | 'pending';
+
+/** An operation ready to run, compiled on first use. */
+export interface CompiledOperation {
+  /**
+   * `jit` once graphql-jit compiled the operation, `execute` when it could not (graphql-js's
+   * interpreter), `pending` before its first run.
+   */
+  engine(): ExecutorEngine;
+  run: OperationExecutor;
+}
+
+/**
+ * How an operation runs on the hot paths (the REST rows, src/rest/router.ts, and the `/graphql`
+ * fast path, src/graphql/fast-path.ts): compiled with graphql-jit, which executes the same
+ * resolvers with the same context, variables and errors as graphql-js `execute` but without
+ * re-walking the document on every request; graphql-js `execute` when graphql-jit cannot
+ * compile the operation (it answers errors, or throws). The compilation happens on the first
+ * run, not when this is called.
+ * @param operationName the operation of a document holding several (undefined: its only one).
+ */
+export function executorOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string,
+): CompiledOperation {
+  const interpret: OperationExecutor = (contextValue, variableValues) =>
+    execute({ schema, document, contextValue, variableValues, operationName });
+  let engine: ExecutorEngine = 'pending';
+  const compile = (): OperationExecutor => {
+    let compiled: ReturnType<typeof compileQuery<Record<string, unknown>>> | undefined;
+    try {
+      compiled = compileQuery<Record<string, unknown>>(schema, document, operationName, {
+        disablingCapturingStackErrors: true,
+      });
+    } catch {
+      compiled = undefined;
+    }
+    if (!compiled || !isCompiledQuery(compiled)) {
+      engine = 'execute';
+      return interpret;
+    }
+    engine = 'jit';
+    const query = compiled.query;
+    return (contextValue, variableValues) => query(undefined, contextValue, variableValues);
+  };
+  let run: OperationExecutor | undefined;
+  return {
+    engine: () => engine,
+    run: (contextValue, variableValues) => (run ??= compile())(contextValue, variableValues),
+  };
+}
