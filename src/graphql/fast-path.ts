@@ -226,10 +226,9 @@ function formatErrors(
   return errors.map((error) => {
     try {
       const graphqlError = ensureGraphQLError(error);
-      const extensions: JsonRecord = {
-        ...graphqlError.extensions,
-        code: graphqlError.extensions.code ?? 'INTERNAL_SERVER_ERROR',
-      };
+      // graphql-jit's errors leave `extensions` undefined where graphql-js's hold `{}`.
+      const own = (graphqlError.extensions as JsonRecord | undefined) ?? {};
+      const extensions: JsonRecord = { ...own, code: own.code ?? 'INTERNAL_SERVER_ERROR' };
       const http = httpHeadOf(extensions.http);
       if (http) {
         if (http.status) head.status = http.status;

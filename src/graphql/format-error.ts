@@ -70,7 +70,9 @@ export function databaseOutageIn(errors: readonly unknown[]): boolean {
  */
 function isApolloClientError(error: unknown): boolean {
   if (!(error instanceof GraphQLError) || error.originalError || error.path) return false;
-  if (error.extensions.code !== undefined) return false;
-  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  // graphql-jit's errors may carry no `extensions` at all.
+  const extensions = error.extensions as Record<string, unknown> | undefined;
+  if (extensions?.code !== undefined) return false;
+  const status = (extensions?.http as { status?: unknown } | undefined)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
 }

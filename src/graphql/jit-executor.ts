@@ -1,4 +1,14 @@
-import { DocumentNode, ExecutionResult, GraphQLSchema, execute } from 'graphql';
+import {
+  DocumentNode,
+  ExecutionResult,
+  GraphQLSchema,
+  TypeInfo,
+  execute,
+  getNamedType,
+  isAbstractType,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { GatewayContext } from './context';
 
@@ -30,8 +40,10 @@ export interface CompiledOperation {
  * fast path, src/graphql/fast-path.ts): compiled with graphql-jit, which executes the same
  * resolvers with the same context, variables and errors as graphql-js `execute` but without
  * re-walking the document on every request; graphql-js `execute` when graphql-jit cannot
- * compile the operation (it answers errors, or throws). The compilation happens on the first
- * run, not when this is called.
+ * compile the operation (it answers errors, or throws), or when the document selects a field of
+ * an interface or union whose type resolver is asynchronous (type-graphql's are: `Node`,
+ * `UserError`), which graphql-jit 0.8 does not await. The compilation happens on the first run,
+ * not when this is called.
  * @param operationName the operation of a document holding several (undefined: its only one).
  */
 export function executorOf(
@@ -44,6 +56,10 @@ export function executorOf(
   let engine: ExecutorEngine = 'pending';
   const compile = (): OperationExecutor => {
     let compiled: ReturnType<typeof compileQuery<Record<string, unknown>>> | undefined;
+    if (selectsAsyncAbstractType(schema, document)) {
+      engine = 'execute';
+      return interpret;
+    }
     try {
       compiled = compileQuery<Record<string, unknown>>(schema, document, operationName, {
         disablingCapturingStackErrors: true,
@@ -64,4 +80,38 @@ export function executorOf(
     engine: () => engine,
     run: (contextValue, variableValues) => (run ??= compile())(contextValue, variableValues),
   };
+}
+
+const asyncAbstractTypes = new WeakMap<GraphQLSchema, ReadonlySet<string>>();
+
+/** Names of the schema's interfaces and unions whose `resolveType` is an async function. */
+function asyncAbstractTypesOf(schema: GraphQLSchema): ReadonlySet<string> {
+  let names = asyncAbstractTypes.get(schema);
+  if (!names) {
+    names = new Set(
+      Object.values(schema.getTypeMap())
+        .filter((t) => isAbstractType(t) && t.resolveType?.constructor.name === 'AsyncFunction')
+        .map((t) => t.name),
+    );
+    asyncAbstractTypes.set(schema, names);
+  }
+  return names;
+}
+
+/** True when a field the document selects returns an abstract type with an async type resolver. */
+function selectsAsyncAbstractType(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const names = asyncAbstractTypesOf(schema);
+  if (!names.size) return false;
+  const typeInfo = new TypeInfo(schema);
+  let found = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const type = typeInfo.getType();
+        if (type && names.has(getNamedType(type).name)) found = true;
+      },
+    }),
+  );
+  return found;
 }
