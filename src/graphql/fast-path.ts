@@ -41,8 +41,9 @@ import { RETRY_AFTER_SECONDS } from '../errors';
  *
  * - documents are parsed (with the token limit) and validated (graphql's `specifiedRules` and the
  *   depth rule: Apollo's rules) once per query text, kept in a bounded LRU keyed by that text;
- *   each operation of a document is resolved once per `operationName` and compiled with
- *   graphql-jit (src/graphql/jit-executor.ts);
+ *   each operation of a document is resolved once per `operationName`, runs on graphql-js
+ *   `execute` the first time and is compiled with graphql-jit the second time it is seen
+ *   (src/graphql/jit-executor.ts), so a document sent once never pays for a compilation;
  * - the credentials check (src/graphql/credentials-plugin.ts) and the cost and page-size limits
  *   (src/graphql/limits.ts) are the plugins' own functions; an operation's cost is kept with the
  *   operation when no variable can change it (no variable in a page size, `ids`,
@@ -278,7 +279,7 @@ export function createFastPath(opts: FastPathOptions): FastPath {
     op = operation
       ? {
           operation,
-          executor: executorOf(schema, document, name),
+          executor: executorOf(schema, document, name, 1),
           cost: undefined,
           costUsesVariables: costUsesVariables(document),
         }

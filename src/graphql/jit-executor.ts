@@ -43,13 +43,16 @@ export interface CompiledOperation {
  * compile the operation (it answers errors, or throws), or when the document selects a field of
  * an interface or union whose type resolver is asynchronous (type-graphql's are: `Node`,
  * `UserError`), which graphql-jit 0.8 does not await. The compilation happens on the first run,
- * not when this is called.
+ * not when this is called; with `interpretFirst`, on the second run (the first runs on
+ * graphql-js `execute`), so that a document sent once never pays for its compilation.
  * @param operationName the operation of a document holding several (undefined: its only one).
+ * @param interpretFirst runs before compiling (default 0).
  */
 export function executorOf(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName?: string,
+  interpretFirst = 0,
 ): CompiledOperation {
   const interpret: OperationExecutor = (contextValue, variableValues) =>
     execute({ schema, document, contextValue, variableValues, operationName });
@@ -76,9 +79,17 @@ export function executorOf(
     return (contextValue, variableValues) => query(undefined, contextValue, variableValues);
   };
   let run: OperationExecutor | undefined;
+  let interpreted = 0;
   return {
     engine: () => engine,
-    run: (contextValue, variableValues) => (run ??= compile())(contextValue, variableValues),
+    run: (contextValue, variableValues) => {
+      if (run) return run(contextValue, variableValues);
+      if (interpreted < interpretFirst) {
+        interpreted++;
+        return interpret(contextValue, variableValues);
+      }
+      return (run = compile())(contextValue, variableValues);
+    },
   };
 }
 
