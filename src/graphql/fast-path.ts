@@ -136,8 +136,8 @@ interface OperationEntry {
 /** One cached document: parsed and validated, or `invalid` (Apollo answers it). */
 interface DocumentEntry {
   document: DocumentNode | undefined;
-  /** Resolved operations by `operationName` (`''` for none); null: no such operation. */
-  operations: Map<string, OperationEntry | null>;
+  /** Resolved operations by `operationName` (`''` for none). */
+  operations: Map<string, OperationEntry>;
 }
 
 type JsonRecord = Record<string, unknown>;
@@ -273,17 +273,17 @@ export function createFastPath(opts: FastPathOptions): FastPath {
   const operationOf = (entry: DocumentEntry, name: string | undefined): OperationEntry | null => {
     const key = name ?? '';
     let op = entry.operations.get(key);
-    if (op !== undefined) return op;
+    if (op) return op;
     const document = entry.document!;
     const operation = getOperationAST(document, name);
-    op = operation
-      ? {
-          operation,
-          executor: executorOf(schema, document, name, 1),
-          cost: undefined,
-          costUsesVariables: costUsesVariables(document),
-        }
-      : null;
+    // An unknown name is not kept: clients could otherwise grow the entry without bound.
+    if (!operation) return null;
+    op = {
+      operation,
+      executor: executorOf(schema, document, name, 1),
+      cost: undefined,
+      costUsesVariables: costUsesVariables(document),
+    };
     entry.operations.set(key, op);
     return op;
   };
