@@ -54,6 +54,12 @@ export interface Config {
   graphqlMaxCost: number;
   /** Deadline of one GraphQL request in milliseconds (default 5000); past it: `TIMEOUT`, HTTP 504. */
   graphqlTimeoutMs: number;
+  /**
+   * `GRAPHQL_FAST_PATH` (default true): ordinary JSON `POST`s to `/graphql` run through the fast
+   * path (src/graphql/fast-path.ts) instead of Apollo's request pipeline; false sends every
+   * request through Apollo. The answers are the same either way.
+   */
+  graphqlFastPath: boolean;
   /** `NODE_ENV === 'production'`. */
   production: boolean;
   /** Load the demo dataset into an empty database and allow demo credentials (default on unless production). */
@@ -208,6 +214,7 @@ const schema = z.object({
   SQLITE_GROUP_COMMIT: bool.default(DEFAULT_DB_LIMITS.sqliteGroupCommit),
   GRAPHQL_MAX_COST: int(1, 100_000_000).default(DEFAULT_GRAPHQL_MAX_COST),
   GRAPHQL_TIMEOUT_MS: int(1, 600_000).default(DEFAULT_GRAPHQL_TIMEOUT_MS),
+  GRAPHQL_FAST_PATH: bool.default(true),
   AUTH_MAX_FAILURES: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerUsername),
   AUTH_MAX_FAILURES_PER_ADDRESS: int(0, 1_000_000).default(DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress),
   AUTH_WINDOW_SECONDS: int(1, 86_400).default(DEFAULT_LOGIN_THROTTLE.windowSeconds),
@@ -273,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     db: dbLimitsOf(e),
     graphqlMaxCost: e.GRAPHQL_MAX_COST,
     graphqlTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    graphqlFastPath: e.GRAPHQL_FAST_PATH,
     loginThrottle: {
       maxFailuresPerUsername: e.AUTH_MAX_FAILURES,
       maxFailuresPerAddress: e.AUTH_MAX_FAILURES_PER_ADDRESS,

@@ -68,42 +68,49 @@ export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<G
     async requestDidStart() {
       return {
         async didResolveOperation({ contextValue, operation, document }) {
-          const { auth } = contextValue;
-          if (auth.status === 'bearer') {
-            // A subscriber token (docs/portal.md): only an active one, and only the portal's fields.
-            const principal = await contextValue.services.portal.principal(auth.token);
-            if (!principal)
-              throw httpError('the access token is unknown, revoked or expired', 'UNAUTHENTICATED', 401, [
-                ['www-authenticate', BEARER_CHALLENGE],
-              ]);
-            contextValue.subscriber = principal;
-            if (
-              operation?.operation === 'subscription' ||
-              !onlyRootFields(document, operation!, PORTAL_ROOT_FIELDS)
-            )
-              throw httpError(subscriberForbidden().message, 'FORBIDDEN', 403);
-            return;
-          }
-          if (auth.status !== 'ok') {
-            if (
-              auth.status === 'missing' &&
-              sandboxEnabled &&
-              operation &&
-              isIntrospectionOnly(document, operation)
-            )
-              return;
-            throw httpError('authentication required', 'UNAUTHENTICATED', 401, [
-              ['www-authenticate', BASIC_CHALLENGE],
-            ]);
-          }
-          try {
-            assertTenantHeader(contextValue.tenantHeader, auth.client);
-          } catch (err) {
-            if (err instanceof ForbiddenError) throw httpError(err.message, 'FORBIDDEN', 403);
-            throw err;
-          }
+          await assertCredentials(contextValue, document, operation, sandboxEnabled);
         },
       };
     },
   };
+}
+
+/**
+ * The check of {@link credentialsPlugin} for one resolved operation (also run by the `/graphql`
+ * fast path, src/graphql/fast-path.ts): sets `contextValue.subscriber` for an active portal token.
+ * @throws GraphQLError `UNAUTHENTICATED` (401, with `www-authenticate`) or `FORBIDDEN` (403), the
+ *   status in the `http` extension.
+ */
+export async function assertCredentials(
+  contextValue: GatewayContext,
+  document: DocumentNode,
+  operation: OperationDefinitionNode | undefined,
+  sandboxEnabled: boolean,
+): Promise<void> {
+  const { auth } = contextValue;
+  if (auth.status === 'bearer') {
+    // A subscriber token (docs/portal.md): only an active one, and only the portal's fields.
+    const principal = await contextValue.services.portal.principal(auth.token);
+    if (!principal)
+      throw httpError('the access token is unknown, revoked or expired', 'UNAUTHENTICATED', 401, [
+        ['www-authenticate', BEARER_CHALLENGE],
+      ]);
+    contextValue.subscriber = principal;
+    if (operation?.operation === 'subscription' || !onlyRootFields(document, operation!, PORTAL_ROOT_FIELDS))
+      throw httpError(subscriberForbidden().message, 'FORBIDDEN', 403);
+    return;
+  }
+  if (auth.status !== 'ok') {
+    if (auth.status === 'missing' && sandboxEnabled && operation && isIntrospectionOnly(document, operation))
+      return;
+    throw httpError('authentication required', 'UNAUTHENTICATED', 401, [
+      ['www-authenticate', BASIC_CHALLENGE],
+    ]);
+  }
+  try {
+    assertTenantHeader(contextValue.tenantHeader, auth.client);
+  } catch (err) {
+    if (err instanceof ForbiddenError) throw httpError(err.message, 'FORBIDDEN', 403);
+    throw err;
+  }
 }

@@ -55,13 +55,24 @@ export function makeFormatError(logger: Logger) {
 }
 
 /**
+ * True when a response's errors include a database outage (a database that is down, slow or
+ * locked, or a `SERVICE_UNAVAILABLE` domain error): `/graphql` then answers HTTP 503 with
+ * `retry-after` (docs/contract.md §8; Apollo's plugin in src/http/apollo.ts and the fast path).
+ */
+export function databaseOutageIn(errors: readonly unknown[]): boolean {
+  return errors.some((e) => databaseFailureOf(e) || domainErrorOf(e)?.code === 'SERVICE_UNAVAILABLE');
+}
+
+/**
  * True for an error Apollo Server raised itself to refuse a request (no code, an HTTP status
  * 400-499, not thrown by a resolver or from another error), such as `provided sha does not match
  * query` or `Unsupported persisted query version`.
  */
 function isApolloClientError(error: unknown): boolean {
   if (!(error instanceof GraphQLError) || error.originalError || error.path) return false;
-  if (error.extensions.code !== undefined) return false;
-  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  // graphql-jit's errors may carry no `extensions` at all.
+  const extensions = error.extensions as Record<string, unknown> | undefined;
+  if (extensions?.code !== undefined) return false;
+  const status = (extensions?.http as { status?: unknown } | undefined)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
 }

@@ -4,6 +4,7 @@ import {
   DocumentNode,
   GraphQLError,
   GraphQLSchema,
+  OperationDefinitionNode,
   getNullableType,
   getVariableValues,
   isListType,
@@ -374,12 +375,84 @@ export interface GraphqlLimitsOptions {
 }
 
 /**
+ * The cost of one resolved operation as the limits judge it ({@link operationCost} with the
+ * options' list sizes).
+ * @throws GraphQLError `BAD_USER_INPUT` (HTTP 400) when a variable does not coerce, else
+ *   `QUERY_TOO_COMPLEX` (HTTP 400) when the document walks more than {@link MAX_QUERY_NODES}.
+ */
+export function limitedOperationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode | undefined,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+  opts: Pick<GraphqlLimitsOptions, 'listSizes'>,
+): OperationCost {
+  try {
+    return operationCost(schema, document, variables, operationName, { listSizes: opts.listSizes });
+  } catch (err) {
+    // Variables are coerced only when execution starts, after this check: a variable a
+    // scalar refuses (a malformed MSISDN, Decimal, ...) is BAD_USER_INPUT, as execution
+    // would answer, not a cost refusal. Only the node limit is QUERY_TOO_COMPLEX.
+    const coerced = getVariableValues(schema, operation?.variableDefinitions ?? [], variables ?? {});
+    if (coerced.errors?.length)
+      throw new GraphQLError(coerced.errors[0].message, {
+        nodes: coerced.errors[0].nodes,
+        extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+      });
+    throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
+      maxQueryNodes: MAX_QUERY_NODES,
+    });
+  }
+}
+
+/**
+ * Refuses an operation whose computed cost breaks a limit: an out-of-range page size
+ * (`BAD_USER_INPUT`, HTTP 400, `extensions.fields`), then a cost over `maxCost`
+ * (`QUERY_TOO_COMPLEX`, HTTP 400, with `cost` and `maxCost` in `extensions`).
+ * @throws GraphQLError as above; returns when the operation may run.
+ */
+export function assertWithinLimits(result: OperationCost, maxCost: number): void {
+  if (result.invalid.length) {
+    throw new GraphQLError(`first ${pageSizeRule}`, {
+      extensions: { code: 'BAD_USER_INPUT', fields: result.invalid, http: { status: 400 } },
+    });
+  }
+  if (result.cost > maxCost) {
+    throw tooComplex(
+      `operation cost ${result.cost} exceeds GRAPHQL_MAX_COST ${maxCost}: ask for smaller pages (first) or fewer nested lists`,
+      { cost: result.cost, maxCost },
+    );
+  }
+}
+
+/**
+ * True when the request's execution hit its deadline: a checkpoint refused to go on, or one of
+ * the execution's `errors` is a database wait stopped by the same deadline
+ * (src/db/bound-client.ts). Marks the budget timed out in the second case.
+ */
+export function executionTimedOut(budget: ExecutionBudget, errors: readonly unknown[] | undefined): boolean {
+  if (errors?.some(isDeadlineExceeded)) budget.timedOut = true;
+  return budget.timedOut;
+}
+
+/** The whole response of an operation past its deadline (sent with HTTP 504): one `TIMEOUT` error, `data: null`. */
+export function timeoutResult(timeoutMs: number): {
+  data: null;
+  errors: [{ message: string; extensions: { code: string } }];
+} {
+  return { data: null, errors: [{ message: timeoutMessage(timeoutMs), extensions: { code: TIMEOUT_CODE } }] };
+}
+
+/**
  * The Apollo plugin enforcing the limits on `/graphql` (see the module comment): puts an
  * {@link ExecutionBudget} on the context when the request starts; once the operation is
  * resolved refuses out-of-range page sizes (`BAD_USER_INPUT`, HTTP 400) and operations over
  * `maxCost` (`QUERY_TOO_COMPLEX`, HTTP 400, with `cost` and `maxCost` in `extensions`); turns
  * a response whose execution hit the deadline into one `TIMEOUT` error (HTTP 504).
- * Register it after the credentials plugin.
+ * Register it after the credentials plugin. The `/graphql` fast path (src/graphql/fast-path.ts)
+ * applies the same rules through {@link limitedOperationCost}, {@link assertWithinLimits},
+ * {@link executionTimedOut} and {@link timeoutResult}.
  */
 export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlugin<GatewayContext> {
   return {
@@ -388,55 +461,20 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsOptions): ApolloServerPlu
       contextValue.budget = budget;
       return {
         async didResolveOperation({ request, document, schema, operationName, operation }) {
-          let result: OperationCost;
-          try {
-            result = operationCost(schema, document, request.variables, operationName ?? undefined, {
-              listSizes: opts.listSizes,
-            });
-          } catch (err) {
-            // Variables are coerced only when execution starts, after this hook: a variable a
-            // scalar refuses (a malformed MSISDN, Decimal, ...) is BAD_USER_INPUT, as execution
-            // would answer, not a cost refusal. Only the node limit is QUERY_TOO_COMPLEX.
-            const coerced = getVariableValues(
-              schema,
-              operation?.variableDefinitions ?? [],
-              request.variables ?? {},
-            );
-            if (coerced.errors?.length)
-              throw new GraphQLError(coerced.errors[0].message, {
-                nodes: coerced.errors[0].nodes,
-                extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-              });
-            throw tooComplex(`operation is too complex: ${(err as Error).message}`, {
-              maxQueryNodes: MAX_QUERY_NODES,
-            });
-          }
-          if (result.invalid.length) {
-            throw new GraphQLError(`first ${pageSizeRule}`, {
-              extensions: { code: 'BAD_USER_INPUT', fields: result.invalid, http: { status: 400 } },
-            });
-          }
-          if (result.cost > opts.maxCost) {
-            throw tooComplex(
-              `operation cost ${result.cost} exceeds GRAPHQL_MAX_COST ${opts.maxCost}: ask for smaller pages (first) or fewer nested lists`,
-              { cost: result.cost, maxCost: opts.maxCost },
-            );
-          }
+          const result = limitedOperationCost(
+            schema,
+            document,
+            operation,
+            request.variables,
+            operationName ?? undefined,
+            opts,
+          );
+          assertWithinLimits(result, opts.maxCost);
         },
         async willSendResponse({ response, errors }) {
-          // A database wait stopped by the same deadline (src/db/bound-client.ts) is a timeout too.
-          if (errors?.some(isDeadlineExceeded)) budget.timedOut = true;
-          if (!budget.timedOut || response.body.kind !== 'single') return;
+          if (!executionTimedOut(budget, errors) || response.body.kind !== 'single') return;
           response.http.status = 504;
-          response.body.singleResult = {
-            data: null,
-            errors: [
-              {
-                message: timeoutMessage(opts.timeoutMs),
-                extensions: { code: TIMEOUT_CODE },
-              },
-            ],
-          };
+          response.body.singleResult = timeoutResult(opts.timeoutMs);
         },
       };
     },

@@ -1,15 +1,18 @@
 import { ApolloServer, ApolloServerPlugin, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import { Config } from '../config';
-import { databaseFailureOf } from '../db/knex';
-import { RETRY_AFTER_SECONDS, domainErrorOf } from '../errors';
+import { RETRY_AFTER_SECONDS } from '../errors';
 import { GatewayContext } from '../graphql/context';
 import { credentialsPlugin } from '../graphql/credentials-plugin';
 import { depthLimitRule } from '../graphql/document-limits';
 import { landingPagePlugin } from '../graphql/explorer';
-import { makeFormatError } from '../graphql/format-error';
-import { MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from '../graphql/limits';
+import { FastPath, createFastPath } from '../graphql/fast-path';
+import { databaseOutageIn, makeFormatError } from '../graphql/format-error';
+import { GraphqlLimitsOptions, MAX_DOCUMENT_TOKENS, graphqlLimitsPlugin } from '../graphql/limits';
 import { Logger } from '../logger';
 import { tracingActive } from '../lib/tracing';
 import { tracingPlugin } from '../lib/tracing-apollo';
@@ -30,7 +33,9 @@ export interface ApolloDeps {
  * validation (src/graphql/document-limits.ts; the nesting bound before parsing is the route's,
  * src/http/graphql-route.ts), and the plugins in order: database outage → 503, the credentials
  * check, subscriptions refused over HTTP, cost, page sizes and deadline (after the credentials
- * check), the landing page.
+ * check), the landing page, `cache-control: no-store` on every answer. Unless GRAPHQL_FAST_PATH
+ * is false it also builds the fast path of `/graphql` with the same rules
+ * (src/graphql/fast-path.ts; {@link fastPathOf}).
  */
 export async function startApollo({
   schema,
@@ -38,13 +43,22 @@ export async function startApollo({
   logger,
   sandboxAuthorization,
 }: ApolloDeps): Promise<ApolloServer<GatewayContext>> {
+  const formatError = makeFormatError(logger);
+  const validationRules = [depthLimitRule(MAX_QUERY_DEPTH)];
+  const limits: GraphqlLimitsOptions = {
+    maxCost: config.graphqlMaxCost,
+    timeoutMs: config.graphqlTimeoutMs,
+    listSizes: {
+      'Group.members': config.maxGroupSize,
+    },
+  };
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
-    formatError: makeFormatError(logger),
-    validationRules: [depthLimitRule(MAX_QUERY_DEPTH)],
+    formatError,
+    validationRules,
     // The server drains requests on SIGTERM/SIGINT; Apollo's own handler would re-raise the signal.
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
@@ -52,22 +66,51 @@ export async function startApollo({
       // The schema is a federation subgraph; Apollo would otherwise hand resolver timings and
       // unmasked error messages to any client sending `apollo-federation-include-trace: ftv1`.
       ApolloServerPluginInlineTraceDisabled(),
+      // No type or field carries a cache hint, so Apollo's cache-control plugin would answer
+      // `no-store` every time, after wrapping every resolver of the schema to compute that.
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin(),
       serviceUnavailablePlugin(),
       credentialsPlugin(config.graphqlSandbox),
       noSubscriptionsOverHttpPlugin(),
-      graphqlLimitsPlugin({
-        maxCost: config.graphqlMaxCost,
-        timeoutMs: config.graphqlTimeoutMs,
-        listSizes: {
-          'Group.members': config.maxGroupSize,
-        },
-      }),
+      graphqlLimitsPlugin(limits),
       landingPagePlugin({ mode: config.graphqlExplorer, authorization: sandboxAuthorization }),
       ...(tracingActive() ? [tracingPlugin<GatewayContext>()] : []),
     ],
   });
   await apollo.start();
+  if (config.graphqlFastPath)
+    fastPaths.set(
+      apollo,
+      createFastPath({ schema, formatError, validationRules, sandboxEnabled: config.graphqlSandbox, limits }),
+    );
   return apollo;
+}
+
+const fastPaths = new WeakMap<ApolloServer<GatewayContext>, FastPath>();
+
+/**
+ * The `/graphql` fast path built with `apollo` by {@link startApollo} (the same schema, error
+ * formatting and limits), or undefined when GRAPHQL_FAST_PATH is false.
+ */
+export function fastPathOf(apollo: ApolloServer<GatewayContext>): FastPath | undefined {
+  return fastPaths.get(apollo);
+}
+
+/**
+ * Apollo plugin: every answer carries `cache-control: no-store`, what Apollo's cache-control
+ * plugin answers for a schema without cache hints (no field sets a maximum age, the default is 0).
+ */
+function noStorePlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          response.http.headers.set('cache-control', 'no-store');
+        },
+      };
+    },
+  };
 }
 
 /**
@@ -80,8 +123,7 @@ function serviceUnavailablePlugin(): ApolloServerPlugin<GatewayContext> {
     async requestDidStart() {
       return {
         async willSendResponse({ response, errors }) {
-          if (!errors?.some((e) => databaseFailureOf(e) || domainErrorOf(e)?.code === 'SERVICE_UNAVAILABLE'))
-            return;
+          if (!errors || !databaseOutageIn(errors)) return;
           response.http.status = 503;
           response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
         },

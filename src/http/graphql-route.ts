@@ -4,6 +4,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ServiceUnavailableError } from '../errors';
 import { GatewayContext } from '../graphql/context';
+import { tracingActive } from '../lib/tracing';
+import { fastPathOf } from './apollo';
 import { nestingError } from '../graphql/document-limits';
 import { apolloKoa } from '../graphql/koa-apollo';
 import { graphqlTimeoutError } from '../graphql/limits';
@@ -19,9 +21,11 @@ import { MakeContext } from './request-context';
  * (src/graphql/document-limits.ts); a request carrying an operation gets its context (credentials
  * checked once) and then its trusted documents applied: a listed persisted query id becomes its
  * document, a trusted-documents-only client's unlisted document is refused, HTTP 400
- * (src/graphql/trusted-documents.ts); then Apollo answers, with that same context. A deadline
- * that passed while authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation past
- * GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
+ * (src/graphql/trusted-documents.ts); then the fast path (src/graphql/fast-path.ts, unless
+ * GRAPHQL_FAST_PATH is false or tracing is on) answers an ordinary JSON `POST`, and Apollo every
+ * other request and every request the fast path declines, with the same request context. A
+ * deadline that passed while authenticating is the GraphQL TIMEOUT (HTTP 504), like any operation
+ * past GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
  */
 export function graphqlRouter(
   apollo: ApolloServer<GatewayContext>,
@@ -37,11 +41,10 @@ export function graphqlRouter(
       throw err;
     }
   };
-  // A request's context is made once: by the route (see below), else by Apollo when it asks.
-  const answer = apolloKoa(
-    apollo,
-    (ctx) => (ctx.state.graphqlContext as Promise<GatewayContext> | undefined) ?? graphqlContext(ctx),
-  );
+  // A request without an operation (the explorer's page) reaches Apollo, which makes its context
+  // when it asks; any other request's context is made once, by the route.
+  const answer = apolloKoa(apollo, graphqlContext);
+  const fast = fastPathOf(apollo);
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
   graphql.all('/graphql', async (ctx) => {
@@ -56,21 +59,39 @@ export function graphqlRouter(
       answerError(ctx, 400, { message: tooDeep.message, extensions: tooDeep.extensions });
       return;
     }
-    if (carriesOperation(ctx)) {
-      const made = graphqlContext(ctx);
-      ctx.state.graphqlContext = made;
-      // A context that cannot be made is answered by Apollo, as when Apollo makes it.
-      const gctx = await made.catch(() => undefined);
-      // trusted documents (src/graphql/trusted-documents.ts) apply here
-      const refusal = gctx && applyTrustedDocuments(ctx, gctx);
-      if (refusal) {
-        answerError(ctx, 400, refusal);
-        return;
-      }
+    if (!carriesOperation(ctx)) {
+      await answer(ctx, async () => undefined);
+      return;
     }
-    await answer(ctx, async () => undefined);
+    const made = graphqlContext(ctx);
+    let gctx: GatewayContext;
+    try {
+      gctx = await made;
+    } catch {
+      // A context that cannot be made is answered by Apollo, as when Apollo makes it.
+      await answerWith(apollo, ctx, () => made);
+      return;
+    }
+    // Trusted documents (src/graphql/trusted-documents.ts) apply first: a listed id becomes its
+    // document (then an ordinary one for the fast path), an unlisted one may be refused.
+    const refusal = applyTrustedDocuments(ctx, gctx);
+    if (refusal) {
+      answerError(ctx, 400, refusal);
+      return;
+    }
+    if (fast && !tracingActive() && fast.accepts(ctx) && (await fast.answer(ctx, gctx))) return;
+    await answerWith(apollo, ctx, () => made);
   });
   return graphql;
+}
+
+/** Apollo's answer to a request whose context is already made (or failed). */
+async function answerWith(
+  apollo: ApolloServer<GatewayContext>,
+  ctx: Context,
+  context: () => Promise<GatewayContext>,
+): Promise<void> {
+  await apolloKoa(apollo, context)(ctx, async () => undefined);
 }
 
 /** The GraphQL document of a `/graphql` request: the JSON body's `query`, else the query string's. */

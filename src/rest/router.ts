@@ -1,17 +1,9 @@
 import Router, { RouterMiddleware } from '@koa/router';
-import {
-  DocumentNode,
-  ExecutionResult,
-  GraphQLSchema,
-  execute,
-  getOperationAST,
-  parse,
-  validate,
-} from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import { DocumentNode, GraphQLSchema, getOperationAST, parse, validate } from 'graphql';
 import type { Context } from 'koa';
 import { BASIC_CHALLENGE } from '../graphql/credentials-plugin';
 import { GatewayContext } from '../graphql/context';
+import { CompiledOperation, OperationExecutor, executorOf } from '../graphql/jit-executor';
 import { Logger } from '../logger';
 import {
   ForbiddenError,
@@ -48,56 +40,12 @@ export interface RestAnswer {
 const numeric = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
 /** Runs a row's operation with a request's context and variables. */
-export type RowExecutor = (
-  contextValue: GatewayContext,
-  variableValues: Record<string, unknown>,
-) => Promise<ExecutionResult> | ExecutionResult;
+export type RowExecutor = OperationExecutor;
 
-/** A row ready to serve: its parsed document and how its operation runs. */
-export interface CompiledRoute {
+/** A row ready to serve: its parsed document and how its operation runs ({@link executorOf}). */
+export interface CompiledRoute extends CompiledOperation {
   route: RestRoute<never>;
   document: DocumentNode;
-  /**
-   * `jit` once graphql-jit compiled the operation, `execute` when it could not (graphql-js's
-   * interpreter), `pending` before the row's first request.
-   */
-  engine(): 'jit' | 'execute' | 'pending';
-  run: RowExecutor;
-}
-
-/**
- * How a row's operation runs (a hot path): compiled with graphql-jit, which executes the
- * same resolvers with the same context, variables and errors as graphql-js `execute` but without
- * re-walking the document on every request; graphql-js `execute` when graphql-jit cannot compile
- * the operation (it answers errors, or throws). The compilation happens on the row's first
- * request, not at start-up (about 40 rows, most of start-up's remaining CPU).
- */
-function executorOf(schema: GraphQLSchema, document: DocumentNode): Pick<CompiledRoute, 'engine' | 'run'> {
-  const interpret: RowExecutor = (contextValue, variableValues) =>
-    execute({ schema, document, contextValue, variableValues });
-  let engine: ReturnType<CompiledRoute['engine']> = 'pending';
-  const compile = (): RowExecutor => {
-    let compiled: ReturnType<typeof compileQuery<Record<string, unknown>>> | undefined;
-    try {
-      compiled = compileQuery<Record<string, unknown>>(schema, document, undefined, {
-        disablingCapturingStackErrors: true,
-      });
-    } catch {
-      compiled = undefined;
-    }
-    if (!compiled || !isCompiledQuery(compiled)) {
-      engine = 'execute';
-      return interpret;
-    }
-    engine = 'jit';
-    const query = compiled.query;
-    return (contextValue, variableValues) => query(undefined, contextValue, variableValues);
-  };
-  let run: RowExecutor | undefined;
-  return {
-    engine: () => engine,
-    run: (contextValue, variableValues) => (run ??= compile())(contextValue, variableValues),
-  };
 }
 
 /**
