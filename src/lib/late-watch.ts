@@ -42,7 +42,7 @@ class DelayQueue {
     this.skipSettled();
     const first = this.entries[this.head];
     if (!first) return undefined;
-    return setTimeout(this.fire, Math.max(1, first.due - this.now()));
+    return setTimeout(this.fire, Math.max(1, first.due - this.now())).unref();
   }
 
   private readonly fire = (): void => {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { VERSION } from '../version';
-import { OAUTH2_AUTH_METHODS, OAUTH2_PATHS, authorizationServerMetadata } from './oauth2';
+import { systemPaths } from './openapi-system';
 import { ErrorStyle, ResponseDoc, RestRoute } from './route';
 import { ROUTES } from './routes';
 import {
@@ -12,7 +12,6 @@ import {
   SQS_VALIDATION_ERRORS,
   integer,
   nameOf,
-  object,
   permissionsHeaderSchema,
   text,
 } from './schemas';
@@ -30,8 +29,8 @@ export interface OpenApiOperation {
   [key: string]: unknown;
 }
 
-/** Where the document is served (public, like /healthz; CONTRACT §2). */
-export const OPENAPI_PATH = '/openapi.json';
+/** Where the document is served (public, like /healthz; CONTRACT §2): see ./openapi-system.ts. */
+export { OPENAPI_PATH } from './openapi-system';
 
 const JSON_TYPE = 'application/json';
 const XML_TYPE = 'application/xml';
@@ -366,7 +365,7 @@ export function buildOpenApi(routes: ReadonlyArray<RestRoute<never>> = ROUTES): 
   }
   Object.assign(
     paths,
-    systemPaths((schema, example, xml) => mediaContent(h, schema, example, xml)),
+    systemPaths((schema, example, xml) => mediaContent(h, schema, example, xml), headerRef('XRequestId')),
   );
 
   return {
@@ -375,79 +374,6 @@ export function buildOpenApi(routes: ReadonlyArray<RestRoute<never>> = ROUTES): 
     tags: TAGS,
     paths,
     components: components(h),
-  };
-}
-
-/** The public paths registered beside the route table (src/app.ts): probes, metrics, documents. */
-function systemPaths(
-  content: (schema: JsonSchema, example: unknown, xml: boolean) => unknown,
-): OpenApiDocument['paths'] {
-  const requestId = { 'x-request-id': headerRef('XRequestId') };
-  const get = (operationId: string, summary: string, responses: Record<number, unknown>) => ({
-    get: { operationId, tags: ['system'], summary, security: [], responses } as unknown as OpenApiOperation,
-  });
-  const status = (value: string) => object({ status: { type: 'string', const: value } });
-  const example = authorizationServerMetadata('https://gateway.example.com');
-  const methods = { type: 'array', items: { enum: [...OAUTH2_AUTH_METHODS] } };
-  return {
-    '/healthz': get('health', 'Liveness: the process is up; reports the package version', {
-      200: {
-        description: 'up',
-        headers: requestId,
-        content: content(
-          object({ status: { type: 'string', const: 'ok' }, version: text('semantic version') }),
-          { status: 'ok', version: VERSION },
-          true,
-        ),
-      },
-    }),
-    '/readyz': get('ready', 'Readiness: the database answered within 900 ms', {
-      200: { description: 'ready', headers: requestId, content: content(status('ready'), undefined, true) },
-      503: {
-        description: 'the database did not answer',
-        headers: requestId,
-        content: content(status('unavailable'), undefined, true),
-      },
-    }),
-    '/metrics': get('metrics', 'Prometheus metrics (text exposition format)', {
-      200: {
-        description: 'metrics',
-        headers: requestId,
-        content: { 'text/plain': { schema: { type: 'string' } } },
-      },
-    }),
-    [OPENAPI_PATH]: get('openApi', 'This document (OpenAPI 3.1), also committed as schema/openapi.json', {
-      200: {
-        description: 'the document',
-        headers: requestId,
-        content: content({ type: 'object' }, undefined, false),
-      },
-    }),
-    [OAUTH2_PATHS.metadata]: get(
-      'oauthAuthorizationServerMetadata',
-      'RFC 8414 authorization server metadata',
-      {
-        200: {
-          description: 'the metadata; URLs are PUBLIC_BASE_URL or the request origin',
-          headers: requestId,
-          content: content(
-            object({
-              issuer: text('base URL'),
-              token_endpoint: text(OAUTH2_PATHS.token),
-              introspection_endpoint: text(OAUTH2_PATHS.introspection),
-              revocation_endpoint: text(OAUTH2_PATHS.revocation),
-              grant_types_supported: { type: 'array', items: { const: 'client_credentials' } },
-              response_types_supported: { type: 'array', maxItems: 0 },
-              token_endpoint_auth_methods_supported: methods,
-              introspection_endpoint_auth_methods_supported: methods,
-              revocation_endpoint_auth_methods_supported: methods,
-            }),
-            example,
-            false,
-          ),
-        },
-      },
-    ),
   };
 }
 

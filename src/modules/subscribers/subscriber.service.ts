@@ -1,22 +1,13 @@
 import { Knex } from 'knex';
 import { InTransaction } from '../../db/knex';
-import {
-  Subscriber,
-  SubscriberWrite,
-  findSubscriber,
-  findSubscribersForUpdate,
-  insertSubscriber,
-  updateSubscriber,
-} from './subscriber.store';
+import { Subscriber, findSubscriber, findSubscribersForUpdate } from './subscriber.store';
 
 export type { Subscriber } from './subscriber.store';
 
-/** Whether a dataset row created, changed or left a subscriber as it was. */
-export type SubscriberImportOutcome = 'created' | 'updated' | 'unchanged';
-
 /**
- * Subscribers (CONTRACT §5, §9): the lookups the sharing services make and the dataset import's
- * write. Every method runs on the caller's transaction when given one ({@link InTransaction}).
+ * Subscribers (CONTRACT §5, §9): the lookups the sharing services make (the dataset import
+ * writes subscribers itself: putSubscriber in src/dataset/kept-values.ts). Every method runs on the
+ * caller's transaction when given one ({@link InTransaction}).
  */
 export class SubscriberService {
   constructor(private readonly db: Knex) {}
@@ -37,31 +28,5 @@ export class SubscriberService {
     msisdns: string[],
   ): Promise<Map<string, Subscriber>> {
     return findSubscribersForUpdate(trx, tenantId, msisdns);
-  }
-
-  /**
-   * Creates a subscriber, or updates its status, payment type, currency and balance when any
-   * differs (the dataset import, by tenant and MSISDN).
-   */
-  async put(
-    write: SubscriberWrite,
-    nowMs: number,
-    opts: InTransaction = {},
-  ): Promise<SubscriberImportOutcome> {
-    const db = opts.trx ?? this.db;
-    const existing = await findSubscriber(db, write.tenantId, write.msisdn);
-    if (!existing) {
-      await insertSubscriber(db, write, nowMs);
-      return 'created';
-    }
-    if (
-      existing.status === write.status &&
-      existing.paymentType === write.paymentType &&
-      existing.currency === write.currency &&
-      existing.balance.cmp(write.balance) === 0
-    )
-      return 'unchanged';
-    await updateSubscriber(db, existing.id, write, nowMs);
-    return 'updated';
   }
 }
