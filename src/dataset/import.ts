@@ -114,7 +114,6 @@ interface ImportRun {
   clock: Clock;
   /** The batch's own counts, added to the import's once the batch has committed. */
   summary: ImportSummary;
-  subscribers: SubscriberService;
   plans: PlanService;
   adjustments: BalanceAdjustmentService;
   options: ResetOptions;
@@ -366,12 +365,10 @@ export async function importDataset(
   const ds = validateDatasetDocument(doc);
   await preflightDataset(db, ds);
   const summary = emptySummary();
-  const subscribers = new SubscriberService(db);
   const run = {
     now: clock.nowMs(),
     clock,
-    subscribers,
-    plans: new PlanService(db, clock, subscribers),
+    plans: new PlanService(db, clock, new SubscriberService(db)),
     adjustments: new BalanceAdjustmentService({ knex: db, clock }),
     passwords: await checkPasswords(db, ds.clients ?? []),
     options: {
