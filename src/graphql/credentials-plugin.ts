@@ -60,7 +60,7 @@ function httpError(
  * 403 FORBIDDEN for an operation selecting anything but the portal's root fields), except pure
  * schema introspection
  * without credentials while the sandbox is enabled; a `tenant` header, when sent, must name
- * the client's tenant (403; the rule itself is src/auth/tenant.ts, shared with the REST rows and
+ * the client's tenant, or the portal token's (403; the rule itself is src/auth/tenant.ts, shared with the REST rows and
  * graphql-ws connections).
  */
 export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<GatewayContext> {
@@ -96,6 +96,11 @@ export async function assertCredentials(
         ['www-authenticate', BEARER_CHALLENGE],
       ]);
     contextValue.subscriber = principal;
+    // A `tenant` header must name the token's tenant, as for API clients (src/auth/tenant.ts).
+    if (contextValue.tenantHeader !== undefined) {
+      const tenantName = (await contextValue.services.portal.tenantName(principal.tenantId)) ?? '';
+      assertTenant(contextValue.tenantHeader, tenantName);
+    }
     if (operation?.operation === 'subscription' || !onlyRootFields(document, operation!, PORTAL_ROOT_FIELDS))
       throw httpError(subscriberForbidden().message, 'FORBIDDEN', 403);
     return;
@@ -107,8 +112,16 @@ export async function assertCredentials(
       ['www-authenticate', BASIC_CHALLENGE],
     ]);
   }
+  assertTenant(contextValue.tenantHeader, auth.client.tenantName);
+}
+
+/**
+ * The tenant-header rule of src/auth/tenant.ts for the caller's tenant `tenantName`.
+ * @throws GraphQLError `FORBIDDEN` (403) when `tenantHeader` names another tenant.
+ */
+function assertTenant(tenantHeader: string | undefined, tenantName: string): void {
   try {
-    assertTenantHeader(contextValue.tenantHeader, auth.client);
+    assertTenantHeader(tenantHeader, { tenantName });
   } catch (err) {
     if (err instanceof ForbiddenError) throw httpError(err.message, 'FORBIDDEN', 403);
     throw err;

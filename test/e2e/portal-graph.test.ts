@@ -155,6 +155,38 @@ describe('captive portal GraphQL', () => {
       expect(me.plans.edges).toEqual([]);
     });
 
+    it("a tenant header must name the token's tenant, as for API clients", async () => {
+      const token = await issue(BUYER);
+      const send = (tenant: string) =>
+        app.request('POST', '/graphql', {
+          auth: bearer(token),
+          headers: { tenant },
+          body: { query: '{ me { balance } }' },
+        });
+      const own = await send('acme');
+      expect(own.status).toBe(200);
+      expect((own.json() as Gql).data).toEqual({ me: { balance: '10.00' } });
+      const other = await send('rival');
+      expect(other.status).toBe(403);
+      const body = other.json() as Gql;
+      expect(body.errors?.[0].extensions.code).toBe('FORBIDDEN');
+      expect(body.data ?? null).toBeNull();
+      // Refused before anything runs: a purchase with another tenant's header buys nothing.
+      const buy = await app.request('POST', '/graphql', {
+        auth: bearer(token),
+        headers: { tenant: 'rival' },
+        body: {
+          query: PURCHASE,
+          variables: { i: { planDefinitionId: offers.day, idempotencyKey: 'k-tenant' } },
+        },
+      });
+      expect(buy.status).toBe(403);
+      expect((await gql(bearer(token), ME)).data!.me).toMatchObject({
+        balance: '10.00',
+        plans: { edges: [] },
+      });
+    });
+
     it('with API-client credentials me and purchasePlan are FORBIDDEN', async () => {
       const r = await admin('query { me { balance } }');
       expect(r.errors?.[0].extensions.code).toBe('FORBIDDEN');

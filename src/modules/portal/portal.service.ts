@@ -94,6 +94,14 @@ export class PortalService {
     return token && { tenantId: token.tenantId, msisdn: token.msisdn, tokenHash: token.tokenHash };
   }
 
+  /**
+   * The name of tenant `tenantId` (the value a `tenant` header must carry, CONTRACT §2), or
+   * undefined when the tenant no longer exists.
+   */
+  async tenantName(tenantId: number): Promise<string | undefined> {
+    return (await findTenantPortal(this.db, tenantId))?.name;
+  }
+
   /** A tenant's portal branding: its stored fields, else the tenant's name and {@link DEFAULT_PRIMARY_COLOR}. */
   async branding(tenantId: number): Promise<PortalBranding> {
     const t = await findTenantPortal(this.db, tenantId);
