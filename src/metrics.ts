@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { onDatabaseEvents } from './db/events';
 import { TRANSACTION_CONFLICTS } from './db/failure';
 import { domainErrorOf } from './errors';
+import { fastPathCounts } from './graphql/fast-path';
 import { Clock, systemClock } from './lib/clock';
 import { withTimeout } from './lib/wait';
 import { outboxBacklog } from './modules/events/outbox.store';
@@ -111,6 +112,7 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   registerPoolGauges(db, registers);
+  registerFastPathCounter(registers);
   registerBacklogGauges(db, clock, registers);
   const metrics: GatewayMetrics = {
     registry,
@@ -130,6 +132,24 @@ export function createMetrics(db: Knex, clock: Clock = systemClock): GatewayMetr
   registry.registerMetric(transactionRetries);
   registry.registerMetric(groupCommitSize);
   return metrics;
+}
+
+/**
+ * `graphql_fast_path_total{outcome}`: `/graphql` requests the fast path answered (`answered`) or
+ * handed to Apollo, by reason (`fallback_*`, src/graphql/fast-path.ts), since the process
+ * started; read at scrape time from {@link fastPathCounts}.
+ */
+function registerFastPathCounter(registers: Registry[]): void {
+  new Counter({
+    name: 'graphql_fast_path_total',
+    help: '/graphql requests by fast-path outcome: answered by the fast path, or fallback_<reason> (answered by Apollo)',
+    labelNames: ['outcome'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(fastPathCounts())) this.inc({ outcome }, n);
+    },
+  });
 }
 
 /**

@@ -387,4 +387,11 @@ describe('/graphql fast path = Apollo (differential)', () => {
     ];
     for (const o of outcomes) expect(counts[o]).toBeGreaterThan(0);
   });
+
+  it('exposes the outcomes at /metrics as graphql_fast_path_total', async () => {
+    const text = (await fast.request('GET', '/metrics')).text;
+    const counts = fastPathCounts();
+    for (const [outcome, n] of Object.entries(counts))
+      expect(text).toContain(`graphql_fast_path_total{outcome="${outcome}"} ${n}\n`);
+  });
 });
