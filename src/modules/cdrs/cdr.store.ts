@@ -56,28 +56,8 @@ export async function insertCdrs(db: Knex, rows: readonly CdrInsert[]): Promise<
   if (rows.length === 0) return;
   await db('cdrs').insert(
     rows.map((r) => {
-      const [
-        tenant_id,
-        type,
-        service_id,
-        transaction_type,
-        created_at,
-        actor,
-        actor_cause,
-        record_id,
-        fields,
-      ] = cdrValues(r);
-      return {
-        tenant_id,
-        type,
-        service_id,
-        transaction_type,
-        created_at,
-        actor,
-        actor_cause,
-        record_id,
-        fields,
-      };
+      const values = cdrValues(r);
+      return Object.fromEntries(CDR_COLUMNS.map((column, i) => [column, values[i]]));
     }),
   );
 }
