@@ -105,7 +105,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   const schema = await gatewaySchema();
   const relay = outboxRelay(deps, clock, metrics);
   const makeContext = contextMaker(config.publicBaseUrl, services, logger, authenticate);
-  const apollo = await startApollo({
+  const graphqlServer = await startApollo({
     schema,
     config,
     logger,
@@ -134,7 +134,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     explorer,
   );
   koa.use((ctx, next) => admit(ctx, () => next()));
-  koa.use(graphqlRouter(apollo, makeContext, config.graphqlTimeoutMs).routes());
+  koa.use(graphqlRouter(graphqlServer, makeContext, config.graphqlTimeoutMs).routes());
   koa.use(portalRouter(services));
   koa.use(notFound());
   mountRest(koa, rest);
@@ -156,7 +156,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     close: async () => {
       await stopBackground();
       await relay?.stop();
-      await apollo.stop();
+      await graphqlServer.apollo.stop();
       await rateLimiter.close();
       await services.tokens.closeCdrs(); // the buffered token CDRs "validate", before the database closes
       lifecycle.stopped();

@@ -35,14 +35,14 @@ export interface ApolloDeps {
  * check, subscriptions refused over HTTP, cost, page sizes and deadline (after the credentials
  * check), the landing page, `cache-control: no-store` on every answer. Unless GRAPHQL_FAST_PATH
  * is false it also builds the fast path of `/graphql` with the same rules
- * (src/graphql/fast-path.ts; {@link fastPathOf}).
+ * (src/graphql/fast-path.ts).
  */
 export async function startApollo({
   schema,
   config,
   logger,
   sandboxAuthorization,
-}: ApolloDeps): Promise<ApolloServer<GatewayContext>> {
+}: ApolloDeps): Promise<GraphqlServer> {
   const formatError = makeFormatError(logger);
   const validationRules = [depthLimitRule(MAX_QUERY_DEPTH)];
   const limits: GraphqlLimitsOptions = {
@@ -79,22 +79,20 @@ export async function startApollo({
     ],
   });
   await apollo.start();
-  if (config.graphqlFastPath)
-    fastPaths.set(
-      apollo,
-      createFastPath({ schema, formatError, validationRules, sandboxEnabled: config.graphqlSandbox, limits }),
-    );
-  return apollo;
+  const fastPath = config.graphqlFastPath
+    ? createFastPath({ schema, formatError, validationRules, sandboxEnabled: config.graphqlSandbox, limits })
+    : undefined;
+  return { apollo, fastPath };
 }
 
-const fastPaths = new WeakMap<ApolloServer<GatewayContext>, FastPath>();
-
-/**
- * The `/graphql` fast path built with `apollo` by {@link startApollo} (the same schema, error
- * formatting and limits), or undefined when GRAPHQL_FAST_PATH is false.
- */
-export function fastPathOf(apollo: ApolloServer<GatewayContext>): FastPath | undefined {
-  return fastPaths.get(apollo);
+/** What {@link startApollo} starts for `/graphql`. */
+export interface GraphqlServer {
+  apollo: ApolloServer<GatewayContext>;
+  /**
+   * The fast path built with the same schema, error formatting and limits as `apollo`; undefined
+   * when GRAPHQL_FAST_PATH is false.
+   */
+  fastPath: FastPath | undefined;
 }
 
 /**

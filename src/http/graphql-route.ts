@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { ServiceUnavailableError } from '../errors';
 import { GatewayContext } from '../graphql/context';
 import { tracingActive } from '../lib/tracing';
-import { fastPathOf } from './apollo';
+import { GraphqlServer } from './apollo';
 import { nestingError } from '../graphql/document-limits';
 import { apolloKoa } from '../graphql/koa-apollo';
 import { graphqlTimeoutError } from '../graphql/limits';
@@ -28,7 +28,7 @@ import { MakeContext } from './request-context';
  * past GRAPHQL_TIMEOUT_MS (src/graphql/limits.ts).
  */
 export function graphqlRouter(
-  apollo: ApolloServer<GatewayContext>,
+  { apollo, fastPath: fast }: GraphqlServer,
   makeContext: MakeContext,
   graphqlTimeoutMs: number,
 ): Router {
@@ -44,7 +44,6 @@ export function graphqlRouter(
   // A request without an operation (the explorer's page) reaches Apollo, which makes its context
   // when it asks; any other request's context is made once, by the route.
   const answer = apolloKoa(apollo, graphqlContext);
-  const fast = fastPathOf(apollo);
   const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
   graphql.all('/graphql', async (ctx) => {
