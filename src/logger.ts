@@ -72,19 +72,21 @@ export const REDACTED_PATHS = [
 /** What a redacted value is replaced with (pino's own censor). */
 export const REDACTED = '[Redacted]';
 
+/** The keys of {@link REDACTED_PATHS} whose path starts with `prefix` (`''`: the top-level keys). */
+function secretKeys(prefix: string): ReadonlySet<string> {
+  return new Set(
+    REDACTED_PATHS.filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('.')).map((p) =>
+      p.slice(prefix.length),
+    ),
+  );
+}
+
 /** Keys redacted at a line's top level. */
-const SECRET_TOP = new Set(['password', 'client_secret', 'token']);
+const SECRET_TOP = secretKeys('');
 /** Keys redacted one level down, under any top-level key (`*.key`). */
-const SECRET_NESTED = new Set([
-  'authorization',
-  'authorisation',
-  'password',
-  'client_secret',
-  'access_token',
-  'token',
-]);
+const SECRET_NESTED = secretKeys('*.');
 /** Keys redacted in `req.headers`. */
-const SECRET_HEADERS = new Set(['authorization', 'authorisation']);
+const SECRET_HEADERS = secretKeys('req.headers.');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 
