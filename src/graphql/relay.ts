@@ -189,6 +189,30 @@ export function connectionTypes<T extends object>(
   return { Connection: ConnectionType, Edge };
 }
 
+/** The prototype behind {@link countedOnRead}: `totalCount` is a getter shared by every connection. */
+class CountOnRead {
+  constructor(private readonly countRows: () => Promise<number>) {}
+
+  /** The count, as the promise GraphQL resolves (counted only when the field is selected). */
+  get totalCount(): number {
+    return this.countRows() as unknown as number;
+  }
+}
+
+/**
+ * `fields` (a connection) with a `totalCount` counted only when read, i.e. selected. A getter on
+ * a shared prototype rather than in an object literal: V8 gives each literal whose getter is a new
+ * closure a hidden class of its own, in the old generation, and that hidden class keeps the
+ * closure and everything it reaches (the request's objects) alive through every young-generation
+ * collection until the next full one (docs/benchmarks.md "Heap sizing").
+ */
+export function countedOnRead<T extends object>(
+  fields: T,
+  count: () => Promise<number>,
+): T & { totalCount: number } {
+  return Object.assign(new CountOnRead(count), fields);
+}
+
 /**
  * The connection of a page a store read: `rows` are up to `limit + 1` items in the paging
  * direction's order (list order forward, reverse list order backward) past the request's cursor;

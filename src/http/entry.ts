@@ -64,7 +64,12 @@ function respondInOneWrite(ctx: Context): void {
  */
 export function entry({ lifecycle, metrics, logger, restRows, admit }: EntryDeps): Koa.Middleware {
   const logRequest = accessLog(logger);
-  const serve = async (ctx: Context, next: Koa.Next, started: number): Promise<void> => {
+  const serve = async (
+    ctx: Context,
+    next: Koa.Next,
+    started: number,
+    fields: AccessLogFields,
+  ): Promise<void> => {
     try {
       try {
         lifecycle.track(ctx);
@@ -80,6 +85,7 @@ export function entry({ lifecycle, metrics, logger, restRows, admit }: EntryDeps
       respondInOneWrite(ctx);
     } finally {
       logRequest(ctx, started);
+      fields.close();
     }
   };
   return (ctx, next) => {
@@ -87,6 +93,7 @@ export function entry({ lifecycle, metrics, logger, restRows, admit }: EntryDeps
     const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('x-request-id', requestId);
-    return withRequestLogFields(new AccessLogFields(requestId, ctx), () => serve(ctx, next, started));
+    const fields = new AccessLogFields(requestId, ctx);
+    return withRequestLogFields(fields, () => serve(ctx, next, started, fields));
   };
 }
