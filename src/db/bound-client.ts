@@ -4,7 +4,7 @@ import { DatabaseTimeoutError } from '../errors';
 import { DeadlineExceededError, beforeDeadline, remainingMs } from '../lib/request-scope';
 import { SpanKind, settleSpan, startChildSpan, tracingActive } from '../lib/tracing';
 import type { Dialect } from './dialect';
-import { executePrepared, wantsPrepared } from './mysql';
+import { sendMysql } from './mysql';
 import { beginImmediateOnRequest } from './sqlite';
 
 /*
@@ -77,16 +77,17 @@ export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
 /**
  * Replaces `_query`, the one method every statement passes through on its way to the driver
  * (builders, raw queries, knex's own BEGIN/COMMIT/ROLLBACK and savepoints, ./prepared.ts), with
- * {@link boundStatement} around knex's own (or, for a prepared statement on MySQL, around
- * `executePrepared`: knex has no prepared statements of its own). With tracing on, each
+ * {@link boundStatement} around knex's own (on MySQL around `sendMysql`, which sends a prepared
+ * statement with `execute` and the SQL as a string: see ./mysql.ts). With tracing on, each
  * statement sent within a traced request is a client span (docs/platform.md "Tracing").
  */
 function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect, limits: DbLimits): void {
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;
   (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
-    const prepared = dialect === 'mysql' && wantsPrepared(obj);
-    const run = (): Promise<unknown> =>
-      prepared ? executePrepared(connection, obj) : base.call(this, connection, obj);
+    const run =
+      dialect === 'mysql'
+        ? (): Promise<unknown> => sendMysql(connection, obj, () => base.call(this, connection, obj))
+        : (): Promise<unknown> => base.call(this, connection, obj);
     const sent = (): Promise<unknown> => boundStatement(connection, obj, run, dialect, limits);
     const span = tracingActive() ? startChildSpan(...statementSpan(dialect, obj)) : undefined;
     return span ? settleSpan(span, sent()) : sent();
