@@ -113,11 +113,15 @@ interface QueryObject {
  *   object, which mysql2 copies into a new one with two object spreads on every call; on Node 20
  *   those copies ended in V8's old generation: measured 420 bytes per `query` and 680 per
  *   `execute` (5 and 12 with a string), about 4 KB per rating, and so a full garbage collection
- *   (a 50-80 ms stall on one core) about twice as often (docs/benchmarks.md "Heap sizing").
+ *   (a 50-80 ms stall on one core) about twice as often (docs/benchmarks.md "Full collections and what fed them").
  * Driver options other than {@link PREPARED} (e.g. knex's `.options({ nestTables: true })`) go
  * as an object: to `execute` with the SQL, else through `knexQuery`.
  */
-export function sendMysql(connection: unknown, obj: unknown, knexQuery: () => Promise<unknown>): Promise<unknown> {
+export function sendMysql(
+  connection: unknown,
+  obj: unknown,
+  knexQuery: () => Promise<unknown>,
+): Promise<unknown> {
   const q = obj as QueryObject;
   if (typeof obj !== 'object' || obj === null || !q.sql) return knexQuery();
   const prepared = wantsPrepared(q.options);

@@ -201,10 +201,10 @@ class CountOnRead {
 
 /**
  * `fields` (a connection) with a `totalCount` counted only when read, i.e. selected. A getter on
- * a shared prototype rather than in an object literal: V8 gives each literal whose getter is a new
- * closure a hidden class of its own, in the old generation, and that hidden class keeps the
- * closure and everything it reaches (the request's objects) alive through every young-generation
- * collection until the next full one (docs/benchmarks.md "Heap sizing").
+ * a shared prototype rather than in an object literal: V8 keeps a literal's getter (a new closure
+ * per call) in an accessor pair it allocates in the old generation, and from there the closure
+ * and everything it reaches (the request's objects) survive every young-generation collection
+ * until the next full one (docs/benchmarks.md "Full collections and what fed them").
  */
 export function countedOnRead<T extends object>(
   fields: T,

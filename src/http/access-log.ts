@@ -46,10 +46,10 @@ export function accessLog(logger: Logger): (ctx: Context, started: number) => vo
  * and let the context go. The request's scope (and so these fields) stays attached to whatever
  * async resource was created while it was served and outlives it, above all the keep-alive
  * timeout Node arms on the client's socket after each response and a pooled database socket
- * opened during the request; holding the context there kept each answered request's whole object
- * graph (request, response, body, answer) alive until the socket's next request, long enough
- * for V8 to move it to the old generation: about 11 KB per rating, a full collection every 5 s
- * at 300 ratings/s and a 50-80 ms stall each time (docs/benchmarks.md "Heap sizing").
+ * opened during the request; holding the context there kept the last answered request of every
+ * idle keep-alive connection alive whole (request, response, body, answer), and a connection
+ * idle for long enough moved it to V8's old generation (docs/benchmarks.md "Full collections
+ * and what fed them").
  */
 export class AccessLogFields implements RequestLogFields {
   private ctx: Context | undefined;

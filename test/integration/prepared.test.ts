@@ -89,4 +89,32 @@ describe('preparedRows on the real database', () => {
       await db.destroy();
     }
   });
+  // src/db/mysql.ts sendMysql: every statement reaches mysql2 as its SQL string (not knex's options
+  // object), a prepared one with `execute`; a statement with other driver options goes through
+  // knex's own path. Each answers what knex answers.
+  it('on MySQL: builder, raw, insert and driver-option statements answer as knex does; errors keep their driver code', async () => {
+    if (t.dialect !== 'mysql') return;
+    const [id] = await t.db('tenants').insert({ name: 'sent-as-string', created_at: 0 });
+    expect(id).toBeGreaterThan(0);
+    expect(await t.db('tenants').where({ id }).first('name')).toEqual({ name: 'sent-as-string' });
+    const [rows] = (await t.db.raw('select name from tenants where id = ?', [id])) as [
+      Array<{ name: string }>,
+    ];
+    expect(rows.map((r) => r.name)).toEqual(['sent-as-string']);
+    // nestTables is a driver option: the rows come nested by table, as only mysql2 makes them.
+    const nested = (await t
+      .db('tenants')
+      .where({ id })
+      .select('name')
+      .options({ nestTables: true })) as Array<{
+      tenants: { name: string };
+    }>;
+    expect(nested.map((r) => r.tenants.name)).toEqual(['sent-as-string']);
+    expect(await t.db('tenants').where({ id }).update({ name: 'renamed' })).toBe(1);
+    expect((await byName(t.db, 'renamed')).map((r) => Number(r.id))).toEqual([id]);
+    await expect(t.db.raw('select * from no_such_table')).rejects.toMatchObject({ code: 'ER_NO_SUCH_TABLE' });
+    await expect(preparedRows(t.db, 'select * from no_such_table where id = ?', [1])).rejects.toMatchObject({
+      code: 'ER_NO_SUCH_TABLE',
+    });
+  });
 });

@@ -5,7 +5,13 @@ import { assertPermissions } from '../../graphql/auth-checker';
 import { GatewayContext, callerOf } from '../../graphql/context';
 import { globalId, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
-import { ConnectionArgs, connectionFromRows, countedOnRead, integerCursor, pageRequest } from '../../graphql/relay';
+import {
+  ConnectionArgs,
+  connectionFromRows,
+  countedOnRead,
+  integerCursor,
+  pageRequest,
+} from '../../graphql/relay';
 import { DecimalScalar, MsisdnScalar } from '../../graphql/scalars';
 import { Money } from '../../lib/money';
 import { normalizeMsisdn } from '../../lib/msisdn';
@@ -109,10 +115,10 @@ registerNode('Rating', {
  * A rating or refund payload: the outcome's fields, and `subscriber` read only when selected
  * (the request's subscriber in the caller's tenant, when a balance was involved). A class, so
  * that the getter is on a shared prototype: as a getter in an object literal (a new closure per
- * request) it gave every payload a hidden class of its own in V8's old generation, which kept the
+ * request) it went into an accessor pair V8 allocates in the old generation, which kept the
  * request's whole object graph alive through young-generation collections until the next full
- * one; at 300 ratings/s that was about 11 KB promoted per rating and a full collection every 5 s
- * (docs/benchmarks.md "Heap sizing").
+ * one; at 300 ratings/s that was about 4.5 KB promoted per rating (docs/benchmarks.md "Full
+ * collections and what fed them").
  */
 class RatingPayloadView implements ProcessRatingPayload {
   readonly outcome: ProcessRatingPayload['outcome'];
