@@ -153,16 +153,6 @@ class RatingPayloadView implements ProcessRatingPayload {
   }
 }
 
-/** The payload of a rating or refund outcome (see {@link RatingPayloadView}). */
-function ratingPayload(
-  ctx: GatewayContext,
-  caller: ChargingCaller,
-  msisdn: string | null,
-  o: RatingOutcome,
-): ProcessRatingPayload {
-  return new RatingPayloadView(ctx, caller, msisdn, o);
-}
-
 /** The two rating operations, by their field name. */
 export type RatingOperation = 'processRating' | 'processRefund';
 
@@ -191,7 +181,7 @@ export function ratingField(
     field === 'processRating'
       ? ctx.services.charging.processRating(caller, input)
       : ctx.services.charging.processRefund(caller, input);
-  return run.then((o) => ratingPayload(ctx, caller, normalizeMsisdn(input.msisdn), o));
+  return run.then((o) => new RatingPayloadView(ctx, caller, normalizeMsisdn(input.msisdn), o));
 }
 
 /**
@@ -210,7 +200,7 @@ export function transportRefusalField(
   const caller = callerOf(ctx);
   return ctx.services.charging
     .recordTransportRefusal(caller, field === 'processRating' ? 'rating' : 'refund', refusal)
-    .then((o) => ratingPayload(ctx, caller, null, o));
+    .then((o) => new RatingPayloadView(ctx, caller, null, o));
 }
 
 const INPUT_DOC =
