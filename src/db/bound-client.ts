@@ -195,8 +195,12 @@ function stoppedStatement(message: string, commit: boolean, deadline: boolean): 
     : new DeadlineExceededError('statement', { message });
 }
 
-/** The request's deadline passed while it waited for a database connection (or its transaction group). */
-function connectionWaitPastDeadline(): DeadlineExceededError {
+/**
+ * The request's deadline passed while it waited for a database connection (or its transaction
+ * group), or before a statement could take one (`preparedRows` on an idle SQLite connection,
+ * ./prepared.ts).
+ */
+export function connectionWaitPastDeadline(): DeadlineExceededError {
   return new DeadlineExceededError('connection', {
     message: 'request deadline passed while waiting for a database connection',
   });

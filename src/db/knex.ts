@@ -18,7 +18,7 @@ import { boundClient } from './bound-client';
 import { knexConfig } from './connection';
 import { dialectOfUrl } from './dialect';
 import { enableGroupCommit } from './group-commit';
-import { SQLITE_IMMEDIATE } from './sqlite';
+import { SQLITE_IMMEDIATE, trackSqliteConnection } from './sqlite';
 
 export { DEFAULT_DB_LIMITS, SQLITE_SYNCHRONOUS_MODES } from '../config/defaults';
 export type { DbLimits, SqliteSynchronous } from '../config/defaults';
@@ -64,7 +64,9 @@ function knexLogTo(log: KnexLog): Knex.Config['log'] {
  * Opens a knex instance for `databaseUrl` with every wait bounded by `limits` (default: the
  * serving limits; see `boundClient`); close it with `destroy()`. `log` receives knex's own
  * warnings (for example "Acquire connection error") instead of the console. On SQLite with
- * `limits.sqliteGroupCommit` its write transactions share COMMITs (./group-commit.ts).
+ * `limits.sqliteGroupCommit` its write transactions share COMMITs (./group-commit.ts), and its
+ * one connection is tracked so that prepared reads run on it at once while it is idle
+ * (`preparedRows`, ./prepared.ts).
  * @throws Error for an unsupported `DATABASE_URL` or a SQLite file whose directory is missing.
  */
 export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS, log?: KnexLog): Knex {
@@ -73,6 +75,7 @@ export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LI
   const dialect = dialectOfUrl(databaseUrl);
   config.client = boundClient(dialect, limits) as never;
   const db = knexFactory(config);
+  if (dialect === 'sqlite') trackSqliteConnection(db);
   if (dialect === 'sqlite' && limits.sqliteGroupCommit) enableGroupCommit(db, { [SQLITE_IMMEDIATE]: true });
   return db;
 }

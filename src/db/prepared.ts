@@ -1,6 +1,11 @@
+import type { EventEmitter } from 'node:events';
 import { Knex } from 'knex';
+import { remainingMs } from '../lib/request-scope';
+import { tracingActive } from '../lib/tracing';
+import { connectionWaitPastDeadline } from './bound-client';
 import { dialectOf } from './dialect';
 import { PREPARED } from './mysql';
+import { SqliteConnection, idleSqliteConnection } from './sqlite';
 
 /**
  * Runs one hand-written SELECT as a prepared statement (the per-request
@@ -10,7 +15,18 @@ import { PREPARED } from './mysql';
  * `sql` uses `?` placeholders and identifiers that need no quoting on either dialect. On SQLite
  * the connection's statement cache (see `cacheStatements` in ./sqlite.ts) prepares it once; on MySQL/MariaDB it goes
  * out through mysql2 `execute`, whose per-connection cache prepares it once per connection.
- * The statement still runs through the knex client's bounded `_query` (see `boundClient` in
+ *
+ * On SQLite outside a transaction, while the pool's one connection is idle (see
+ * `idleSqliteConnection` in ./sqlite.ts) and tracing is off, the statement runs on that
+ * connection at once: better-sqlite3 is synchronous, so the pool's acquire and release, knex's
+ * query path and the deadline race around them (about 30 promises, each also carrying the
+ * request scope) only cost time (issue 33). It reads what a pooled statement would (committed
+ * data), emits knex's `query` event when someone listens, and fails with
+ * DeadlineExceededError (`connection`) once the request's deadline has passed, as the pool's
+ * acquire does. A driver error is the driver's own (knex would prefix the SQL with its bound
+ * values to the message; the code, which `databaseFailureOf` reads, is the same).
+ *
+ * Otherwise the statement runs through the knex client's bounded `_query` (see `boundClient` in
  * `./bound-client.ts`), so the request deadline and DB_STATEMENT_TIMEOUT_MS bound it, a MySQL connection
  * past its bound is destroyed and the failure is a DatabaseTimeoutError (DB_STATEMENT_TIMEOUT_MS) or
  * a DeadlineExceededError (the request's deadline); on a transaction (`db`
@@ -21,7 +37,37 @@ import { PREPARED } from './mysql';
  *   knex queries get them).
  * @throws whatever the driver or the bound throws (classify with `databaseFailureOf`).
  */
-export async function preparedRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
+export function preparedRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
+  const idle = tracingActive() ? undefined : idleSqliteConnection(db);
+  if (idle === undefined) return pooledRows(db, sql, bindings);
+  try {
+    return Promise.resolve(rowsNow<R>(db, idle, sql, bindings));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** {@link preparedRows} on SQLite's idle connection, synchronously. */
+function rowsNow<R>(db: Knex, connection: SqliteConnection, sql: string, bindings: readonly unknown[]): R[] {
+  if (remainingMs() <= 0) throw connectionWaitPastDeadline();
+  const client = db.client as KnexClientInternals;
+  // knex's own conversion for better-sqlite3 (a Date as epoch ms, a boolean as 0 or 1).
+  const values = client._formatBindings(bindings);
+  if ((db as unknown as EventEmitter).listenerCount('query') > 0)
+    client.emit('query', {
+      __knexUid: (connection as { __knexUid?: string }).__knexUid,
+      sql,
+      bindings: values,
+      method: 'select',
+      options: PREPARED_OPTIONS,
+    });
+  return (connection.prepare(sql) as { all(values: unknown[]): R[] }).all(values);
+}
+
+const PREPARED_OPTIONS = { [PREPARED]: true };
+
+/** {@link preparedRows} through the pool and knex's bounded query path. */
+async function pooledRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
   const client = db.client as KnexClientInternals;
   const connection = await client.acquireConnection();
   try {
@@ -29,7 +75,7 @@ export async function preparedRows<R>(db: Knex, sql: string, bindings: readonly 
       sql,
       bindings: [...bindings],
       method: 'select',
-      options: { [PREPARED]: true },
+      options: PREPARED_OPTIONS,
     });
     const response = (obj as { response: unknown }).response;
     return (dialectOf(db) === 'mysql' ? (response as [R[]])[0] : response) as R[];
@@ -43,4 +89,7 @@ interface KnexClientInternals {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<void>;
   query(connection: unknown, obj: Record<string, unknown>): Promise<unknown>;
+  /** better-sqlite3's binding conversion (knex lib/dialects/better-sqlite3). */
+  _formatBindings(bindings: readonly unknown[]): unknown[];
+  emit(event: 'query', obj: Record<string, unknown>): boolean;
 }

@@ -179,3 +179,68 @@ async function beginImmediate(conn: SqliteConnection, busyTimeoutMs: number): Pr
     await sleep(wait);
   }
 }
+
+/** The pool calls of knex's client that {@link idleSqliteConnection} reads (tarn's public API). */
+interface SqlitePool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  on(event: 'createSuccess', handler: (eventId: number, resource: unknown) => void): void;
+  on(event: 'destroyRequest', handler: (eventId: number, resource: unknown) => void): void;
+}
+
+/** The connection of a SQLite knex client's pool, kept on the client by {@link trackSqliteConnection}. */
+const POOLED = Symbol('the pool and its one SQLite connection');
+
+/** What {@link POOLED} holds: the pool that made the connection, and the connection (open or not). */
+interface Pooled {
+  pool: SqlitePool;
+  connection: SqliteConnection & { open: boolean };
+}
+
+/**
+ * Remembers the one connection of a SQLite knex instance's pool (see {@link sqliteConfig}: one
+ * connection) as the pool creates it, from tarn's `createSuccess` and `destroyRequest` events,
+ * so that {@link idleSqliteConnection} can hand it out while it is idle. Call once, right after
+ * the knex instance is made (before any statement). A pool made later (knex `initialize()` after
+ * `destroy()`) is not tracked: statements then go through the pool as usual.
+ */
+export function trackSqliteConnection(db: Knex): void {
+  const client = db.client as { pool?: SqlitePool; [POOLED]?: Pooled };
+  const pool = client.pool;
+  if (!pool) return;
+  pool.on('createSuccess', (_id, connection) => {
+    client[POOLED] = { pool, connection: connection as Pooled['connection'] };
+  });
+  pool.on('destroyRequest', (_id, connection) => {
+    if (client[POOLED]?.connection === connection) client[POOLED] = undefined;
+  });
+}
+
+/**
+ * The SQLite connection of `db` when a statement may run on it at once, synchronously, outside
+ * the pool: `db` is not a transaction, the connection is open and idle (no transaction or
+ * statement holds it, nobody waits for it, it is the pool's one free connection). Then nothing
+ * else can run on it until the caller's synchronous statement ends (better-sqlite3 is
+ * synchronous), so the statement sees what it would see after a pool acquire: committed data,
+ * never an open transaction's. Undefined otherwise (the caller goes through the pool). Used by
+ * `preparedRows` (./prepared.ts).
+ */
+export function idleSqliteConnection(db: Knex): SqliteConnection | undefined {
+  if (db.isTransaction) return undefined;
+  const client = db.client as { pool?: SqlitePool; [POOLED]?: Pooled };
+  const pooled = client[POOLED];
+  const pool = client.pool;
+  if (
+    pooled === undefined ||
+    pooled.pool !== pool ||
+    !pooled.connection.open ||
+    pool.numUsed() !== 0 ||
+    pool.numPendingAcquires() !== 0 ||
+    pool.numPendingCreates() !== 0 ||
+    pool.numFree() !== 1
+  )
+    return undefined;
+  return pooled.connection;
+}

@@ -68,6 +68,53 @@ describe('preparedRows on the real database', () => {
     expect(isDeadlineExceeded(err)).toBe(true);
   });
 
+  // src/db/sqlite.ts idleSqliteConnection: on SQLite a prepared read outside a transaction runs on
+  // the pool's one connection at once while it is idle, and waits for it like any statement while
+  // a transaction holds it (it never reads that transaction's uncommitted rows).
+  it('on SQLite: runs on the idle connection without a pool acquire, waits while a transaction holds it', async () => {
+    if (t.dialect !== 'sqlite') return;
+    const pool = (
+      t.db.client as {
+        pool: { on(e: string, fn: () => void): void; removeListener(e: string, fn: () => void): void };
+      }
+    ).pool;
+    let acquires = 0;
+    const onAcquire = () => acquires++;
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    pool.on('acquireRequest', onAcquire);
+    t.db.on('query', onQuery);
+    try {
+      expect((await byName(t.db, 'acme')).map((r) => Number(r.id))).toEqual([1]);
+      expect(acquires).toBe(0);
+      expect(statements).toEqual(['select id, name from tenants where name = ?']);
+
+      let commit!: () => void;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      const trx = t.db.transaction(async (tx) => {
+        await tx('tenants').insert({ id: 3, name: 'held', created_at: 0 });
+        await held;
+      });
+      await waitFor(() => acquires === 1, { what: 'the transaction to hold the connection' });
+      let read: number[] | undefined;
+      const reading = byName(t.db, 'held').then((rows) => (read = rows.map((r) => Number(r.id))));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(read).toBeUndefined(); // waiting for the connection, not reading the open transaction
+      expect(acquires).toBe(2);
+      commit();
+      await trx;
+      await reading;
+      expect(read).toEqual([3]);
+    } finally {
+      pool.removeListener('acquireRequest', onAcquire);
+      t.db.off('query', onQuery);
+    }
+    // A driver error keeps its code (what databaseFailureOf reads).
+    await expect(preparedRows(t.db, 'select * from no_such_table where id = ?', [1])).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+    });
+  });
+
   it('on MySQL: a statement past the request deadline destroys its connection and the pool goes on', async () => {
     if (t.dialect !== 'mysql') return;
     const db = createKnex(t.url, { ...DEFAULT_DB_LIMITS, statementTimeoutMs: 5000, poolMax: 1 });
