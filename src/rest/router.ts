@@ -138,8 +138,12 @@ class RowInput implements RestInput {
     private readonly ctx: Context,
     private readonly gctx: GatewayContext,
     readonly body: Record<string, unknown>,
-    readonly baseUrl: string,
   ) {}
+
+  /** Read by the rows that build links only: the request's protocol and host are parsed then. */
+  get baseUrl(): string {
+    return this.gctx.baseUrl;
+  }
 
   requireGrant(permission: Permission): void {
     assertPermissions(this.gctx, [permission]);
@@ -283,7 +287,6 @@ async function serveRow(
     ctx,
     gctx,
     earlyBody ?? (route.method === 'POST' || route.method === 'PUT' ? await readJsonObject(ctx) : {}),
-    gctx.baseUrl,
   );
   state.executed = true;
   const variables = route.variables(input);
