@@ -124,6 +124,11 @@ const PROGRAMS = {
   sofa: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'sofa'],
 };
 
+/** The node arguments (flags and script) that run `program` (a key of PROGRAMS). */
+function programArgs(program) {
+  return PROGRAMS[program]();
+}
+
 /** `npm start`'s node flags and those of the gateway's default HEAP_MODE, as node command-line flags. */
 function baselineFlags() {
   const heap = require(path.join(DIST, 'lib', 'heap.js'));
@@ -144,7 +149,7 @@ async function startServer(program, url, { countQueries = false, env = {} } = {}
     SERVER_CPU,
     process.execPath,
     ...(countQueries ? ['-r', path.join(__dirname, 'query-counter.js')] : []),
-    ...PROGRAMS[program](),
+    ...programArgs(program),
   ];
   const started = performance.now();
   const child = spawn('taskset', args, {
@@ -415,6 +420,7 @@ module.exports = {
   ROOT,
   DIST,
   baselineFlags,
+  programArgs,
   cpuMsOf,
   settings,
   median,
