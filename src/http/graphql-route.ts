@@ -1,6 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
+import coBody from 'co-body';
 import type { Context } from 'koa';
 import { ServiceUnavailableError } from '../errors';
 import { GatewayContext } from '../graphql/context';
@@ -44,11 +45,10 @@ export function graphqlRouter(
   // A request without an operation (the explorer's page) reaches Apollo, which makes its context
   // when it asks; any other request's context is made once, by the route.
   const answer = apolloKoa(apollo, graphqlContext);
-  const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
   const graphql = new Router();
   graphql.all('/graphql', async (ctx) => {
     try {
-      await graphqlBody(ctx, async () => undefined);
+      await readGraphqlBody(ctx);
     } catch (err) {
       answerBodyError(ctx, (err as { status?: number }).status === 413 ? 413 : 400);
       return;
@@ -82,6 +82,41 @@ export function graphqlRouter(
     await answerWith(apollo, ctx, () => made);
   });
   return graphql;
+}
+
+const graphqlBody = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT_BYTES, jsonStrict: false });
+
+/** What @koa/bodyparser hands co-body for `/graphql`: any JSON value (not strict), the raw text kept. */
+const GRAPHQL_JSON_READ = {
+  limit: BODY_LIMIT_BYTES,
+  strict: false,
+  encoding: 'utf-8',
+  returnRawBody: true,
+} as const;
+
+/** A content-type that is `application/json` itself (any case, parameters allowed). */
+const PLAIN_JSON = /^application\/json\s*(;|$)/i;
+
+/**
+ * Reads a `/graphql` request's JSON body into `ctx.request.body` (and `rawBody`) as
+ * @koa/bodyparser does (`enableTypes: ['json']`, not strict, up to {@link BODY_LIMIT_BYTES}):
+ * the usual request, a `POST` of `application/json`, straight through co-body, the reader
+ * @koa/bodyparser itself calls, without its per-request type detection and wrappers (a hot
+ * path, issue 33); every other request through @koa/bodyparser.
+ * @throws co-body's error (`status` 413 for a body too large, 400 for one that is not JSON).
+ */
+function readGraphqlBody(ctx: Context): Promise<void> {
+  if (
+    ctx.method === 'POST' &&
+    ctx.request.body === undefined &&
+    !ctx.req.closed &&
+    PLAIN_JSON.test(ctx.get('content-type'))
+  )
+    return coBody.json(ctx, GRAPHQL_JSON_READ).then((read: { parsed: unknown; raw: string }) => {
+      ctx.request.body = read.parsed;
+      ctx.request.rawBody = read.raw;
+    });
+  return graphqlBody(ctx, async () => undefined);
 }
 
 /** Apollo's answer to a request whose context is already made (or failed). */
