@@ -84,7 +84,8 @@ function irByFunction(file) {
   for (const line of text.split('\n')) {
     const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
     if (!m || m[2].includes('PROGRAM TOTALS')) continue;
-    const name = m[2].replace(/^.*?:(?=[^:/]+(\(|$| \[))/, '').replace(/ \[.*\]$/, '');
+    // `???:name [object]` or `path/file.c:name [object]`: the name alone, namespaces kept.
+    const name = m[2].replace(/^(\?\?\?|[^\s:]*[/.][^\s:]*):/, '').replace(/ \[[^\]]*\]$/, '');
     byName.set(name, (byName.get(name) ?? 0) + Number(m[1].replace(/,/g, '')));
   }
   return byName;
