@@ -421,6 +421,8 @@ module.exports = {
   DIST,
   baselineFlags,
   programArgs,
+  freePort,
+  firstOk,
   cpuMsOf,
   settings,
   median,

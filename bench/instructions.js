@@ -22,7 +22,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { programArgs, basic, runLoad, sleep } = require('./harness');
+const { programArgs, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '3000', warmup = '12000'] = process.argv.slice(2);
@@ -33,7 +33,7 @@ const COMPILER_OR_GC =
 
 /** Starts `program` under callgrind (instrumentation off) on `url`; resolves once /healthz answers. */
 async function startUnderCallgrind(url, out, env) {
-  const port = 19500 + (process.pid % 400);
+  const port = await freePort();
   const child = spawn(
     'valgrind',
     [
@@ -61,17 +61,13 @@ async function startUnderCallgrind(url, out, env) {
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${program} exited under valgrind: ${stderr}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).status === 200) return { child, base };
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(500);
+  try {
+    await firstOk(`${base}/healthz`, performance.now(), child, 300_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${program} under valgrind: ${err.message}: ${stderr}`, { cause: err });
   }
-  child.kill('SIGKILL');
-  throw new Error(`${program} did not answer /healthz under valgrind within 300 s`);
+  return { child, base };
 }
 
 /** Ir per function name from a callgrind output file (self cost), via callgrind_annotate. */
