@@ -22,6 +22,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { performance } = require('node:perf_hooks');
 const { programArgs, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
 const data = require('./data');
 
