@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { startFlags } = require('../scripts/start-flags');
+const { startFlags, startEnv } = require('../scripts/start-flags');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist', 'src');
@@ -156,6 +156,8 @@ async function startServer(program, url, { countQueries = false, env = {} } = {}
     cwd: ROOT,
     env: {
       ...process.env,
+      // The environment `npm start` sets (package.json: the malloc threshold), for every program.
+      ...startEnv(),
       NODE_ENV: 'production',
       DEMO_DATA: 'false',
       LOG_LEVEL: settings().logLevel,
@@ -421,6 +423,7 @@ module.exports = {
   DIST,
   baselineFlags,
   programArgs,
+  startEnv,
   freePort,
   firstOk,
   cpuMsOf,

@@ -23,7 +23,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { programArgs, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
+const { programArgs, startEnv, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '3000', warmup = '12000'] = process.argv.slice(2);
@@ -50,6 +50,7 @@ async function startUnderCallgrind(url, out, env) {
       cwd: path.join(__dirname, '..'),
       env: {
         ...env,
+        ...startEnv(),
         NODE_ENV: 'production',
         DEMO_DATA: 'false',
         LOG_LEVEL: 'warn',

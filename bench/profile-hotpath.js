@@ -23,7 +23,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { startFlags } = require('../scripts/start-flags');
+const { startFlags, startEnv } = require('../scripts/start-flags');
 const { baselineFlags, cpuMsOf } = require('./harness');
 
 const [rounds = 5, seconds = 10, connections = 32] = process.argv.slice(2).map(Number);
@@ -50,7 +50,14 @@ function start(script, env, { args = [], baseline = true } = {}) {
       ...args,
     ],
     {
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        ...startEnv(),
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
