@@ -423,7 +423,6 @@ module.exports = {
   DIST,
   baselineFlags,
   programArgs,
-  startEnv,
   freePort,
   firstOk,
   cpuMsOf,

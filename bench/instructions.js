@@ -23,7 +23,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { programArgs, startEnv, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
+const { startEnv } = require('../scripts/start-flags');
+const { programArgs, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '3000', warmup = '12000'] = process.argv.slice(2);
