@@ -101,7 +101,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   // Throttled attempts are counted by the Authenticator itself (onThrottled above).
   const rateLimiter = createClientRateLimiter(config.rateLimits, metrics.registry, logger);
   await rateLimiter.ready(RATE_LIMIT_CONNECT_WAIT_MS);
-  const authenticate = rateLimited(authenticator.authenticate.bind(authenticator), rateLimiter);
+  const authenticate = rateLimited(authenticator, rateLimiter);
   const schema = await gatewaySchema();
   const relay = outboxRelay(deps, clock, metrics);
   const makeContext = contextMaker(config.publicBaseUrl, services, logger, authenticate);

@@ -6,7 +6,7 @@ import { databaseFailureOf } from '../db/knex';
 import { ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { Clock } from '../lib/clock';
 import { isDeadlineExceeded } from '../lib/request-scope';
-import { parseBasic } from './basic';
+import { BasicCredentials, parseBasic } from './basic';
 import { parseBearer } from './bearer';
 import { ApiClient, findClientWithLoginFailures } from './client.store';
 import { LoginFailureCount } from './login-failure.store';
@@ -33,6 +33,32 @@ interface ClientRead {
   failures: LoginFailureCount[];
   /** {@link Authenticator}'s change sequence when the read started. */
   readAt: number;
+}
+
+/**
+ * The credentials a request presents in `authorisation` (published spelling) or
+ * `authorization`: Basic username and password to check, or the result needing no check
+ * (a Bearer token, absent or malformed credentials).
+ */
+function presentedCredentials(
+  headers: Record<string, string | string[] | undefined>,
+): AuthResult | BasicCredentials {
+  const raw = headers['authorization'] ?? headers['authorisation'];
+  const header = Array.isArray(raw) ? raw[0] : raw;
+  const token = parseBearer(header);
+  if (token !== null) return { status: 'bearer', token };
+  const creds = parseBasic(header);
+  if (creds === null) return { status: 'missing' };
+  if (creds === 'invalid') return { status: 'invalid' };
+  return creds;
+}
+
+/**
+ * The key a successful verification is remembered by: a digest of username, password and the
+ * stored hash (one-shot SHA-256, no Hash object per request: a hot path).
+ */
+function credentialsKey(username: string, password: string, stored: string): string {
+  return hash('sha256', `${username}\0${password}\0${stored}`, 'base64');
 }
 
 /**
@@ -108,18 +134,61 @@ export class Authenticator {
    *   written (database down or slow).
    * @throws TooManyRequestsError when the username or the address has too many failed logins.
    */
-  async authenticate(
+  authenticate(
     headers: Record<string, string | string[] | undefined>,
     address?: string,
   ): Promise<AuthResult> {
-    const raw = headers['authorization'] ?? headers['authorisation'];
-    const header = Array.isArray(raw) ? raw[0] : raw;
-    const token = parseBearer(header);
-    if (token !== null) return { status: 'bearer', token };
-    const creds = parseBasic(header);
-    if (creds === null) return { status: 'missing' };
-    if (creds === 'invalid') return { status: 'invalid' };
-    return this.database(() => this.check(creds.username, creds.password, address));
+    const presented = presentedCredentials(headers);
+    if (!('username' in presented)) return Promise.resolve(presented);
+    const now = this.rememberedNow(presented.username, presented.password, address);
+    if (now) return Promise.resolve(now);
+    return this.database(() => this.check(presented.username, presented.password, address));
+  }
+
+  /**
+   * {@link authenticate}'s result when it needs no wait (a hot path: no promise): a Bearer
+   * token, absent or malformed credentials, or Basic credentials this instance has verified
+   * before whose client row and failed-login counters are cached and fresh (AUTH_CLIENT_CACHE_MS)
+   * and whose throttle is open, as a client's repeated requests present them. Undefined
+   * otherwise: then {@link authenticate} reads, verifies or refuses them. Never throws.
+   */
+  authenticateNow(
+    headers: Record<string, string | string[] | undefined>,
+    address?: string,
+  ): AuthResult | undefined {
+    const presented = presentedCredentials(headers);
+    if (!('username' in presented)) return presented;
+    return this.rememberedNow(presented.username, presented.password, address);
+  }
+
+  /**
+   * The result for credentials verified before, from the fresh cached read of their client
+   * (see {@link authenticateNow}); undefined when that needs a read, a verification or a refusal
+   * (the throttle closed: {@link check} refuses it and counts it).
+   */
+  private rememberedNow(
+    username: string,
+    password: string,
+    address: string | undefined,
+  ): AuthResult | undefined {
+    if (!this.reads) return undefined;
+    const cached = this.reads.get(`${username}\0${address ?? ''}`);
+    if (!cached || !this.fresh(cached, username, address)) return undefined;
+    const key = credentialsKey(username, password, cached.client.passwordHash);
+    if (!this.verified.has(key)) return undefined;
+    try {
+      this.throttle.assertOpen(username, address, cached.failures);
+    } catch {
+      return undefined;
+    }
+    return this.rememberedResult(cached.client, key);
+  }
+
+  /** The result for right credentials of `client` (remembered under `key`): ok, or invalid when it is disabled. */
+  private rememberedResult(client: ApiClient, key: string): AuthResult {
+    if (!client.enabled) return { status: 'invalid' };
+    this.verified.set(key, true);
+    return { status: 'ok', client };
   }
 
   /** The client row and counters, from the cache while fresh (see the class comment). */
@@ -160,14 +229,12 @@ export class Authenticator {
   private async check(username: string, password: string, address: string | undefined): Promise<AuthResult> {
     const { client, failures } = await this.read(username, address);
     const stored = client?.passwordHash ?? (await this.dummy());
-    // One-shot SHA-256 (no Hash object per request, a hot path).
-    const key = hash('sha256', `${username}\0${password}\0${stored}`, 'base64');
+    const key = credentialsKey(username, password, stored);
     const remembered = client !== undefined && this.verified.has(key);
     if (remembered) this.throttle.assertOpen(username, address, failures);
     const ok = remembered || (await this.verifyOnce(key, username, password, stored, address));
-    if (!ok || !client || !client.enabled) return { status: 'invalid' };
-    this.verified.set(key, true);
-    return { status: 'ok', client };
+    if (!ok || !client) return { status: 'invalid' };
+    return this.rememberedResult(client, key);
   }
 
   /** Runs `read`, turning a database failure into ServiceUnavailableError (CONTRACT §8). */

@@ -33,7 +33,10 @@ export interface SubscriptionServerDeps {
   services: Services;
   logger: Logger;
   /** The HTTP API's credentials check (headers, client address). */
-  authenticate(headers: Record<string, string | undefined>, address?: string): Promise<AuthResult>;
+  authenticate(
+    headers: Record<string, string | undefined>,
+    address?: string,
+  ): AuthResult | Promise<AuthResult>;
   /** Validation rules added to GraphQL's own (the HTTP endpoint's depth limit). */
   validationRules: readonly ValidationRule[];
   /** The HTTP endpoint's error formatting (no stack traces, masked internals). */

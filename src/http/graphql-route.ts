@@ -33,13 +33,17 @@ export function graphqlRouter(
   makeContext: MakeContext,
   graphqlTimeoutMs: number,
 ): Router {
+  /** A context that cannot be made: a deadline passed while authenticating is the GraphQL TIMEOUT. */
+  const contextFailure = (err: unknown): never => {
+    if (err instanceof ServiceUnavailableError && err.reason === 'deadline')
+      throw graphqlTimeoutError(graphqlTimeoutMs);
+    throw err;
+  };
   const graphqlContext = async (ctx: Context): Promise<GatewayContext> => {
     try {
       return await makeContext(ctx);
     } catch (err) {
-      if (err instanceof ServiceUnavailableError && err.reason === 'deadline')
-        throw graphqlTimeoutError(graphqlTimeoutMs);
-      throw err;
+      return contextFailure(err);
     }
   };
   // A request without an operation (the explorer's page) reaches Apollo, which makes its context
@@ -62,14 +66,28 @@ export function graphqlRouter(
       await answer(ctx, async () => undefined);
       return;
     }
-    const made = graphqlContext(ctx);
-    let gctx: GatewayContext;
+    // Awaited only when the credentials needed a wait (a hot path: one await less per request).
+    let now: GatewayContext | Promise<GatewayContext>;
     try {
-      gctx = await made;
-    } catch {
-      // A context that cannot be made is answered by Apollo, as when Apollo makes it.
-      await answerWith(apollo, ctx, () => made);
-      return;
+      now = makeContext(ctx);
+    } catch (err) {
+      now = Promise.reject(err);
+    }
+    let gctx: GatewayContext;
+    let made: () => Promise<GatewayContext>;
+    if (now instanceof Promise) {
+      const waited = now.catch(contextFailure);
+      made = () => waited;
+      try {
+        gctx = await waited;
+      } catch {
+        // A context that cannot be made is answered by Apollo, as when Apollo makes it.
+        await answerWith(apollo, ctx, made);
+        return;
+      }
+    } else {
+      gctx = now;
+      made = () => Promise.resolve(now);
     }
     // Trusted documents (src/graphql/trusted-documents.ts) apply first: a listed id becomes its
     // document (then an ordinary one for the fast path), an unlisted one may be refused.
@@ -79,7 +97,7 @@ export function graphqlRouter(
       return;
     }
     if (fast && !tracingActive() && fast.accepts(ctx) && (await fast.answer(ctx, gctx))) return;
-    await answerWith(apollo, ctx, () => made);
+    await answerWith(apollo, ctx, made);
   });
   return graphql;
 }

@@ -7,7 +7,7 @@ import {
   RateLimiterRes,
 } from 'rate-limiter-flexible';
 import type { ApiClient, ClientRateLimit } from '../auth/client.store';
-import type { AuthResult } from '../auth/authenticate';
+import type { AuthResult, Authenticator } from '../auth/authenticate';
 import type { RateLimitConfig } from '../config';
 import { RateLimitedError } from '../errors';
 import { Logger } from '../logger';
@@ -194,18 +194,28 @@ function redisReady(redis: Redis, timeoutMs: number): Promise<void> {
 }
 
 /**
- * The credentials check `authenticate`, followed by the rate limit of the authenticated client
+ * The credentials check of `authenticator`, followed by the rate limit of the authenticated client
  * (every interface authenticates through it: REST rows, OAuth rows, `/graphql`, subscription
  * connects). A client without a limit (nor a tenant default) costs no limiter work; missing,
  * invalid or bearer credentials are not counted here (failed logins have their own throttle).
- * @throws what `authenticate` throws, and RateLimitedError over the client's limit.
+ * The result comes without a promise when neither needs a wait (credentials verified before,
+ * `Authenticator.authenticateNow`, and no limit to count): a hot path.
+ * @throws (the promise rejects with) what `authenticate` throws, and RateLimitedError over the
+ *   client's limit.
  */
-export function rateLimited(authenticate: Authenticate, limiter: ClientRateLimiter): Authenticate {
+export function rateLimited(
+  authenticator: Pick<Authenticator, 'authenticate' | 'authenticateNow'>,
+  limiter: ClientRateLimiter,
+): Authenticate {
   // One function for every request (no closure per request, a hot path); a client without a
   // limit goes through it untouched.
   const limit = (auth: AuthResult): AuthResult | Promise<AuthResult> =>
     auth.status === 'ok' && auth.client.rateLimit
       ? limiter.consume(auth.client, auth.client.rateLimit).then(() => auth)
       : auth;
-  return (headers, address) => authenticate(headers, address).then(limit);
+  return (headers, address) => {
+    const now = authenticator.authenticateNow(headers, address);
+    if (now) return limit(now);
+    return authenticator.authenticate(headers, address).then(limit);
+  };
 }

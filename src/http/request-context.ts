@@ -4,11 +4,20 @@ import { GatewayContext } from '../graphql/context';
 import { Logger } from '../logger';
 import { Services } from '../services';
 
-/** The credentials check of every path: request headers and client address in, its result out. */
-export type Authenticate = Authenticator['authenticate'];
+/**
+ * The credentials check of every path: request headers and client address in, its result out,
+ * without a promise when it needs no wait (see `rateLimited`, src/http/rate-limit.ts).
+ * @throws (the promise rejects with) what {@link Authenticator.authenticate} throws.
+ */
+export type Authenticate = (
+  ...args: Parameters<Authenticator['authenticate']>
+) => AuthResult | Promise<AuthResult>;
 
-/** Builds the {@link GatewayContext} of one request (REST row or `/graphql`) from its Koa context. */
-export type MakeContext = (ctx: Context) => Promise<GatewayContext>;
+/**
+ * Builds the {@link GatewayContext} of one request (REST row or `/graphql`) from its Koa
+ * context; without a promise when its credentials needed no wait (a hot path).
+ */
+export type MakeContext = (ctx: Context) => GatewayContext | Promise<GatewayContext>;
 
 /**
  * The {@link GatewayContext} of one request, REST row or `/graphql`, from its Koa context:
@@ -60,12 +69,16 @@ export function contextMaker(
   logger: Logger,
   authenticate: Authenticate,
 ): MakeContext {
-  // A `then` rather than an async function: one promise less per request (a hot path).
+  // No async function: the context comes without a promise when the credentials need no wait,
+  // and with one `then` otherwise (a hot path).
   return (ctx) => {
     const known = ctx.state.auth as AuthResult | undefined;
-    if (known) return Promise.resolve(new RequestContext(ctx, known, publicBaseUrl, services, logger));
-    return authenticate(ctx.headers, ctx.ip).then(
-      (auth) => new RequestContext(ctx, (ctx.state.auth ??= auth), publicBaseUrl, services, logger),
+    if (known) return new RequestContext(ctx, known, publicBaseUrl, services, logger);
+    const auth = authenticate(ctx.headers, ctx.ip);
+    if (!(auth instanceof Promise))
+      return new RequestContext(ctx, (ctx.state.auth = auth), publicBaseUrl, services, logger);
+    return auth.then(
+      (result) => new RequestContext(ctx, (ctx.state.auth ??= result), publicBaseUrl, services, logger),
     );
   };
 }

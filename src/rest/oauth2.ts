@@ -56,7 +56,7 @@ const basicHeader = (username: string, password: string): string =>
 export async function authenticateOAuth2Client(
   headers: Record<string, string | string[] | undefined>,
   body: Record<string, unknown>,
-  authenticate: (headers: Record<string, string>) => Promise<AuthResult>,
+  authenticate: (headers: Record<string, string>) => AuthResult | Promise<AuthResult>,
 ): Promise<AuthResult> {
   const raw = headers['authorization'] ?? headers['authorisation'];
   const header = Array.isArray(raw) ? raw[0] : raw;

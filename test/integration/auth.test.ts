@@ -1,5 +1,6 @@
 import { Authenticator } from '../../src/auth/authenticate';
 import { hashPassword } from '../../src/auth/password';
+import { TooManyRequestsError } from '../../src/errors';
 import { importDataset } from '../../src/dataset/import';
 import { FakeClock } from '../helpers/clock';
 import { TestDb, createTestDb } from '../helpers/db';
@@ -93,5 +94,39 @@ describe('Authenticator on the real database', () => {
     expect(unknown / wrong).toBeGreaterThan(0.5);
     expect(unknown / wrong).toBeLessThan(2);
     expect(cached * 3).toBeLessThan(wrong);
+  });
+
+  it('answers without a wait (authenticateNow) only credentials verified before, read fresh and not throttled', async () => {
+    const header = { authorization: basic('nogrant') };
+    const limits = { maxFailuresPerUsername: 2, maxFailuresPerAddress: 50, windowSeconds: 300 };
+    const a = new Authenticator(t.db, limits, undefined, 200);
+    const other = new Authenticator(t.db, limits, undefined, 200);
+    try {
+      // What needs no check at all is answered at once.
+      expect(a.authenticateNow({})).toEqual({ status: 'missing' });
+      expect(a.authenticateNow({ authorization: 'Bearer abc' })).toEqual({ status: 'bearer', token: 'abc' });
+      expect(a.authenticateNow({ authorization: 'Digest x' })).toEqual({ status: 'invalid' });
+      // Basic credentials never verified here need a read and a verification.
+      expect(a.authenticateNow(header)).toBeUndefined();
+      expect((await a.authenticate(header)).status).toBe('ok');
+      expect((await a.authenticate(header)).status).toBe('ok');
+      const verifications = a.verifications;
+      const now = a.authenticateNow(header);
+      expect(now?.status).toBe('ok');
+      expect(now?.status === 'ok' && now.client.username).toBe('nogrant');
+      expect(a.verifications).toBe(verifications);
+      // A wrong password is never answered at once (it costs a verification and counts).
+      expect(a.authenticateNow({ authorization: basic('nogrant', 'wrong') })).toBeUndefined();
+      // Failures counted by another instance: once this one reads them (its cached read expired),
+      // the right password is refused (429) and is not answered at once either.
+      for (let i = 0; i < 3; i++)
+        await other.authenticate({ authorization: basic('nogrant', 'wrong') }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 250));
+      await expect(a.authenticate(header)).rejects.toBeInstanceOf(TooManyRequestsError);
+      expect(a.authenticateNow(header)).toBeUndefined();
+      await expect(a.authenticate(header)).rejects.toBeInstanceOf(TooManyRequestsError);
+    } finally {
+      await t.db('login_failures').where('throttle_key', 'like', '%nogrant%').delete();
+    }
   });
 });

@@ -83,15 +83,16 @@ export class CdrBatchWriter {
   }
 
   /**
-   * Buffers `row` for the next batch. Resolves at once, unless the buffer is full: then it
-   * resolves once a flush has written (or given up) the buffer up to `row`. Never rejects.
+   * Buffers `row` for the next batch. Returns undefined (nothing to wait for: a hot path, no
+   * promise), unless the buffer is full: then a promise that resolves once a flush has written
+   * (or given up) the buffer up to `row`. Never rejects.
    */
-  add(row: CdrInsert): Promise<void> {
+  add(row: CdrInsert): Promise<void> | undefined {
     this.buffer.push({ row, attempts: 0 });
     if (this.buffer.length >= this.bufferMax) return this.flush();
     if (this.buffer.length >= this.batchMax) void this.flush();
     else this.schedule();
-    return DONE;
+    return undefined;
   }
 
   /**

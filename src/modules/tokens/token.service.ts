@@ -8,6 +8,7 @@ import { Logger } from '../../logger';
 import { CdrBatchWriter, sharedCdrWriter } from '../cdrs/cdr.batch-writer';
 import { CdrActor, CdrRecorder, TokenCdr } from '../cdrs/cdr.recorder';
 import { TokenTx } from '../cdrs/cdr.layouts';
+import type { CdrInsert } from '../cdrs/cdr.store';
 import {
   TokenRow,
   findToken,
@@ -177,7 +178,8 @@ export class TokenService {
       });
       throw err;
     }
-    const active = await this.validated(caller, tokenHash, row);
+    const validated = this.validated(caller, tokenHash, row);
+    const active = typeof validated === 'boolean' ? validated : await validated;
     if (!row || !active) return { active: false };
     return {
       active: true,
@@ -214,28 +216,42 @@ export class TokenService {
    * within its flush interval (100 ms), off the request path (docs/events.md "Token CDR").
    * A token found expired and not revoked instead writes the buffer, its validate CDR and then,
    * once per token, the expire one before answering, so the expire CDR follows its validation.
-   * A CDR that cannot be written is logged; the answer stands.
+   * A CDR that cannot be written is logged; the answer stands. The answer comes without a
+   * promise when nothing is waited for (the usual validation, a hot path).
    */
-  private async validated(
+  private validated(
     actor: CdrActor,
     tokenHash: string,
     row: TokenRow | undefined,
     record = true,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
     const expired = row !== undefined && epochSeconds(this.clock) >= row.expiresAtSeconds;
     const active = row !== undefined && row.revokedAt === null && !expired;
-    const expiring = row !== undefined && expired && row.revokedAt === null;
-    if (record && actor.tenantId !== 0) {
-      const validate = this.cdrs.tokenRow(actor, {
-        transaction: TokenTx.VALIDATE,
-        status: active ? 'successful' : 'validation_failed',
-        tokenHash,
-        msisdn: row?.msisdn ?? null,
-      });
-      await (expiring ? this.aside.writeNow(validate) : this.aside.add(validate));
-    }
-    if (expiring) await this.recordExpiry(actor, tokenHash, row);
-    return active;
+    const validate =
+      record && actor.tenantId !== 0
+        ? this.cdrs.tokenRow(actor, {
+            transaction: TokenTx.VALIDATE,
+            status: active ? 'successful' : 'validation_failed',
+            tokenHash,
+            msisdn: row?.msisdn ?? null,
+          })
+        : undefined;
+    if (row !== undefined && expired && row.revokedAt === null)
+      return this.validatedExpiring(actor, tokenHash, row, validate);
+    const buffered = validate && this.aside.add(validate);
+    return buffered ? buffered.then(() => active) : active;
+  }
+
+  /** {@link validated} of a token found expired and not revoked: its validate CDR, then its expire CDR, written. */
+  private async validatedExpiring(
+    actor: CdrActor,
+    tokenHash: string,
+    row: TokenRow,
+    validate: CdrInsert | undefined,
+  ): Promise<false> {
+    if (validate) await this.aside.writeNow(validate);
+    await this.recordExpiry(actor, tokenHash, row);
+    return false;
   }
 
   /** Writes the token's CDR "expire" unless already written (once per token); a failure is logged. */

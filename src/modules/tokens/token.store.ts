@@ -58,14 +58,15 @@ interface TokenSqlRow {
  * username. A prepared statement on both dialects (parsed once, not per call); `db` may be a transaction.
  * @throws the driver's error, DatabaseTimeoutError or DeadlineExceededError (see src/db/bound-client.ts).
  */
-export async function findToken(
+export function findToken(
   db: Knex,
   tenantId: number,
   tokenHash: string,
 ): Promise<TokenRowWithIssuer | undefined> {
-  const [r] = await preparedRows<TokenSqlRow>(db, FIND_TOKEN_SQL, [tokenHash, tenantId]);
-  if (!r) return undefined;
-  return { ...tokenRowOf(r), issuedBy: r.issued_by };
+  // A `then` rather than an async function: one promise less per introspection (a hot path).
+  return preparedRows<TokenSqlRow>(db, FIND_TOKEN_SQL, [tokenHash, tenantId]).then(([r]) =>
+    r ? { ...tokenRowOf(r), issuedBy: r.issued_by } : undefined,
+  );
 }
 
 /** Marks a tenant's token revoked; returns whether a live row changed. */
