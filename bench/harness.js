@@ -325,7 +325,9 @@ function printTable(title, header, rows) {
  * `request` as runLoad takes it). `beforeRound(i)` runs before each round. With `fresh`, every
  * round after the first starts with new processes of the targets' servers (`restart`), each
  * warmed up again: one process's luck in V8's optimisation (measured: ±5 % between two processes
- * of the same code) is then one sample of the median instead of every round. Returns per target
+ * of the same code) is then one sample of the median instead of every round. `order` (indices
+ * of `targets`) is the running order of a round when it is not the targets' own (the table keeps
+ * the targets' order): rows judged against each other run next to each other. Returns per target
  * `{ name, reqs, p50, p99, bytes, rss, peak, ratio, warmup, results }` (load results as
  * runLoad gives them).
  */
@@ -333,7 +335,7 @@ async function comparePairs(
   scenario,
   title,
   targets,
-  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound, fresh = false },
+  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound, fresh = false, order: runOrder },
 ) {
   const runs = targets.map(() => []);
   const warmups = [];
@@ -353,7 +355,7 @@ async function comparePairs(
     }
     if (beforeRound) await beforeRound(round);
     // Every other round in reverse order, so that no target always runs first or last.
-    const order = [...targets.entries()];
+    const order = (runOrder ?? targets.map((_, i) => i)).map((i) => [i, targets[i]]);
     if (round % 2) order.reverse();
     for (const [i, t] of order) {
       await settle();

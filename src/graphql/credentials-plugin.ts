@@ -78,33 +78,20 @@ export function credentialsPlugin(sandboxEnabled: boolean): ApolloServerPlugin<G
 /**
  * The check of {@link credentialsPlugin} for one resolved operation (also run by the `/graphql`
  * fast path, src/graphql/fast-path.ts): sets `contextValue.subscriber` for an active portal token.
+ * An API client's credentials are checked synchronously (undefined returned: nothing to wait
+ * for, a hot path); a portal token's need the database (a promise returned).
  * @throws GraphQLError `UNAUTHENTICATED` (401, with `www-authenticate`) or `FORBIDDEN` (403), the
- *   status in the `http` extension.
+ *   status in the `http` extension: thrown for an API client, the promise's rejection for a portal token.
  */
-export async function assertCredentials(
+export function assertCredentials(
   contextValue: GatewayContext,
   document: DocumentNode,
   operation: OperationDefinitionNode | undefined,
   sandboxEnabled: boolean,
-): Promise<void> {
+): Promise<void> | undefined {
   const { auth } = contextValue;
-  if (auth.status === 'bearer') {
-    // A subscriber token (docs/portal.md): only an active one, and only the portal's fields.
-    const principal = await contextValue.services.portal.principal(auth.token);
-    if (!principal)
-      throw httpError('the access token is unknown, revoked or expired', 'UNAUTHENTICATED', 401, [
-        ['www-authenticate', BEARER_CHALLENGE],
-      ]);
-    contextValue.subscriber = principal;
-    // A `tenant` header must name the token's tenant, as for API clients (src/auth/tenant.ts).
-    if (contextValue.tenantHeader !== undefined) {
-      const tenantName = (await contextValue.services.portal.tenantName(principal.tenantId)) ?? '';
-      assertTenant(contextValue.tenantHeader, tenantName);
-    }
-    if (operation?.operation === 'subscription' || !onlyRootFields(document, operation!, PORTAL_ROOT_FIELDS))
-      throw httpError(subscriberForbidden().message, 'FORBIDDEN', 403);
-    return;
-  }
+  if (auth.status === 'bearer')
+    return assertSubscriberCredentials(contextValue, auth.token, document, operation);
   if (auth.status !== 'ok') {
     if (auth.status === 'missing' && sandboxEnabled && operation && isIntrospectionOnly(document, operation))
       return;
@@ -113,6 +100,33 @@ export async function assertCredentials(
     ]);
   }
   assertTenant(contextValue.tenantHeader, auth.client.tenantName);
+}
+
+/**
+ * {@link assertCredentials} for a portal token (docs/portal.md): only an active one, and only the
+ * portal's fields; sets `contextValue.subscriber`.
+ * @throws GraphQLError `UNAUTHENTICATED` (401) or `FORBIDDEN` (403), as {@link assertCredentials}.
+ */
+async function assertSubscriberCredentials(
+  contextValue: GatewayContext,
+  token: string,
+  document: DocumentNode,
+  operation: OperationDefinitionNode | undefined,
+): Promise<void> {
+  // A subscriber token (docs/portal.md): only an active one, and only the portal's fields.
+  const principal = await contextValue.services.portal.principal(token);
+  if (!principal)
+    throw httpError('the access token is unknown, revoked or expired', 'UNAUTHENTICATED', 401, [
+      ['www-authenticate', BEARER_CHALLENGE],
+    ]);
+  contextValue.subscriber = principal;
+  // A `tenant` header must name the token's tenant, as for API clients (src/auth/tenant.ts).
+  if (contextValue.tenantHeader !== undefined) {
+    const tenantName = (await contextValue.services.portal.tenantName(principal.tenantId)) ?? '';
+    assertTenant(contextValue.tenantHeader, tenantName);
+  }
+  if (operation?.operation === 'subscription' || !onlyRootFields(document, operation!, PORTAL_ROOT_FIELDS))
+    throw httpError(subscriberForbidden().message, 'FORBIDDEN', 403);
 }
 
 /**

@@ -324,7 +324,9 @@ export function createFastPath(opts: FastPathOptions): FastPath {
       if (operation.operation === 'subscription') return fallback('fallback_subscription');
       const vars = (variables ?? undefined) as JsonRecord | undefined;
       try {
-        await assertCredentials(gctx, entry.document, operation, sandboxEnabled);
+        // Awaited only for a portal token (an API client's check is synchronous: a hot path).
+        const checking = assertCredentials(gctx, entry.document, operation, sandboxEnabled);
+        if (checking) await checking;
         let cost = op.cost;
         if (!cost) {
           cost = limitedOperationCost(schema, entry.document, operation, vars, operation.name?.value, limits);
