@@ -420,6 +420,23 @@ async function comparePairs(
 /** `Basic` authorization header value. */
 const basic = (username, password) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
+/**
+ * The bench's token introspection, as runLoad takes it: one valid token of the bench data's
+ * 1,000,000 (bench/data.js), the bench client's Basic credentials, sent `via` rest, rest-xml,
+ * graphql, trusted or sofa (bench/requests.js `introspect`).
+ */
+function introspection(via) {
+  const data = require('./data');
+  return {
+    name: 'introspect',
+    args: {
+      via,
+      ...data.introspectedOf(data.SIZES.tokens),
+      auth: basic(data.CLIENT.username, data.CLIENT.password),
+    },
+  };
+}
+
 module.exports = {
   ROOT,
   DIST,
@@ -437,6 +454,7 @@ module.exports = {
   printTable,
   Verdicts,
   basic,
+  introspection,
   settle,
   sleep,
 };

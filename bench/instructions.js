@@ -24,7 +24,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { startEnv } = require('../scripts/start-flags');
-const { programArgs, freePort, firstOk, basic, runLoad, sleep } = require('./harness');
+const { programArgs, freePort, firstOk, introspection, runLoad, sleep } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '3000', warmup = '12000'] = process.argv.slice(2);
@@ -98,14 +98,7 @@ async function main() {
   const env = { ...process.env, USER: process.env.USER || 'bench', HOST: '127.0.0.1' };
   const { child, base } = await startUnderCallgrind(prep.url, out, env);
   try {
-    const request = {
-      name: 'introspect',
-      args: {
-        via,
-        ...data.introspectedOf(data.SIZES.tokens),
-        auth: basic(data.CLIENT.username, data.CLIENT.password),
-      },
-    };
+    const request = introspection(via);
     const load = async (amount) => {
       const r = await runLoad(base, request, { amount, connections: 4, timeoutSeconds: 120 });
       if (r.bad || r.errors)

@@ -15,7 +15,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { basic, runLoad, sleep, startServer } = require('./harness');
+const { introspection, runLoad, sleep, startServer } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '2000', warmup = '3000', stacks] = process.argv.slice(2);
@@ -43,14 +43,7 @@ async function main() {
     },
   });
   try {
-    const request = {
-      name: 'introspect',
-      args: {
-        via,
-        ...data.introspectedOf(data.SIZES.tokens),
-        auth: basic(data.CLIENT.username, data.CLIENT.password),
-      },
-    };
+    const request = introspection(via);
     await runLoad(server.base, request, { amount: Number(warmup), connections: 8 });
     await countsOf(server, file);
     const r = await runLoad(server.base, request, { amount: Number(count), connections: 8 });

@@ -5,7 +5,17 @@
  */
 'use strict';
 const path = require('node:path');
-const { comparePairs, startServer, runLoad, printTable, median, basic, settle, sleep } = require('./harness');
+const {
+  comparePairs,
+  startServer,
+  runLoad,
+  printTable,
+  median,
+  basic,
+  introspection: introspectionRequest,
+  settle,
+  sleep,
+} = require('./harness');
 const data = require('./data');
 const { locationList: locationListRequest } = require('./requests');
 const { soak } = require('./soak');
@@ -186,10 +196,7 @@ async function trustedUnavailable(base, request, verdicts) {
  * document's hash (when the build has trusted documents), alternating; then REST at half of peak.
  */
 async function introspection({ backend, url, s, verdicts }) {
-  const request = (via) => ({
-    name: 'introspect',
-    args: { via, ...data.introspectedOf(data.SIZES.tokens), auth: AUTH },
-  });
+  const request = introspectionRequest;
   await withServers(url, { gateway: 'gateway', lean: 'lean', sofa: 'sofa' }, async (srv) => {
     const unavailable = await trustedUnavailable(srv.gateway.base, request('trusted'), verdicts);
     if (unavailable) console.log(`  /graphql trusted document not measured: ${unavailable}`);
