@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import { DeadlineExceededError, beforeDeadline, runOutsideRequestScope } from '../lib/request-scope';
 import { databaseEvents } from './events';
@@ -8,8 +7,12 @@ export const GROUP_COMMIT_MAX_TRANSACTIONS = 64;
 
 /** A write transaction waiting for its group. */
 interface Member {
-  /** The transaction's body, bound to its caller's async context (deadline, log fields). */
-  scope: (trx: Knex.Transaction) => Promise<unknown>;
+  /**
+   * Starts the transaction's body with the group's savepoint transaction and answers its
+   * outcome. The body runs in its caller's async context (deadline, log fields, trace span): it
+   * is a reaction to a promise the caller created (see {@link deferredScope}).
+   */
+  start: (trx: Knex.Transaction) => Promise<unknown>;
   /** Settles the caller's promise: with the value after COMMIT, with an error at once. */
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
@@ -96,7 +99,7 @@ export class SqliteGroupCommit {
       () =>
         new Promise<T>((resolve, reject) => {
           member = {
-            scope: AsyncResource.bind(scope),
+            start: deferredScope(scope),
             resolve: resolve as (value: unknown) => void,
             reject,
             state: 'waiting',
@@ -144,7 +147,7 @@ export class SqliteGroupCommit {
           try {
             const value = await outer.transaction(async (trx) => {
               try {
-                return await member.scope(trx);
+                return await member.start(trx);
               } catch (err) {
                 thrown = { err };
                 throw err;
@@ -172,6 +175,24 @@ export class SqliteGroupCommit {
     }
     for (const { member, value } of done) member.resolve(value);
   }
+}
+
+/**
+ * `scope`, to be started later in the async context of this call (the caller's request scope,
+ * log fields and trace span): a reaction to a promise made here, which the returned function
+ * resolves with the transaction. Not `AsyncResource.bind`: its bound function (properties
+ * redefined, so a dictionary-mode object of about 2.7 KB) was a quarter of the bytes a rating
+ * load promoted to the old generation (issue 33, docs/benchmarks.md "Rating p99 on SQLite").
+ */
+function deferredScope<T>(
+  scope: (trx: Knex.Transaction) => Promise<T>,
+): (trx: Knex.Transaction) => Promise<T> {
+  let begin!: (trx: Knex.Transaction) => void;
+  const outcome = new Promise<Knex.Transaction>((resolve) => (begin = resolve)).then(scope);
+  return (trx) => {
+    begin(trx);
+    return outcome;
+  };
 }
 
 /** The group commit of each SQLite knex instance opened with `sqliteGroupCommit` (see {@link enableGroupCommit}). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Knex } from 'knex';
 import { GROUP_COMMIT_MAX_TRANSACTIONS, GroupRolledBackError } from '../../src/db/group-commit';
 import { DEFAULT_DB_LIMITS, createKnex, retryingTransaction } from '../../src/db/knex';
-import { DeadlineExceededError, runInRequestScope } from '../../src/lib/request-scope';
+import { DeadlineExceededError, currentScope, runInRequestScope } from '../../src/lib/request-scope';
 import { groupCommitCounts } from '../helpers/group-commit';
 import { simulatedDelay, waitFor } from '../helpers/wait';
 
@@ -203,5 +203,25 @@ describe('SQLite group commit', () => {
       { id: 1, seen: 0 },
       { id: 2, seen: 1 },
     ]);
+  });
+
+  it("runs each member's body in its own caller's request scope, not the group's", async () => {
+    // Three requests with different deadlines join one group; each body reports the deadline it
+    // sees (its statements and their bound read it there), and none sees another's.
+    const before = await groupCommitCounts();
+    const seen = await Promise.all(
+      [1000, 2000, 3000].map((budget, i) =>
+        runInRequestScope(budget, () => {
+          const mine = currentScope()!;
+          return retryingTransaction(db, async (trx) => {
+            await increment(i + 1)(trx);
+            return currentScope() === mine ? budget : `another scope (${String(currentScope()?.deadlineMs)})`;
+          });
+        }),
+      ),
+    );
+    expect(seen).toEqual([1000, 2000, 3000]);
+    const after = await groupCommitCounts();
+    expect([after.transactions - before.transactions, after.commits - before.commits]).toEqual([3, 1]);
   });
 });
