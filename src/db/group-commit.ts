@@ -5,6 +5,16 @@ import { databaseEvents } from './events';
 /** Most transactions one COMMIT takes (the rest wait for the next group). */
 export const GROUP_COMMIT_MAX_TRANSACTIONS = 64;
 
+/*
+ * The savepoint each member runs under (one at a time, so one name serves). Plain statements on
+ * the group's transaction, not a knex nested transaction: knex builds a transaction object of
+ * about 200 closures for each (measured 90 µs of CPU and about 27 KB allocated per member, a
+ * seventh of a rating's CPU on SQLite).
+ */
+const SAVEPOINT = 'SAVEPOINT group_member';
+const RELEASE = 'RELEASE group_member';
+const ROLLBACK_TO = 'ROLLBACK TO group_member';
+
 /** A write transaction waiting for its group. */
 interface Member {
   /**
@@ -50,13 +60,17 @@ export class GroupRolledBackError extends Error {
  * one connection paid one sync each. Here the write transactions asked for within one turn of the
  * event loop (the requests read from their sockets together) form a group: at the end of the
  * turn (`setImmediate`) one outer transaction opens (`BEGIN IMMEDIATE`, see SQLITE_IMMEDIATE in
- * src/db/sqlite.ts), each member runs in it under its own savepoint (knex nested transaction), one
- * after another, and one COMMIT makes the group durable. A member's promise resolves only after
- * that COMMIT: no client hears of a write before it is durable, as without grouping. The write
- * lock is held only while the group runs, as for a single transaction.
+ * src/db/sqlite.ts), each member runs in it under its own savepoint, one after another, on the
+ * group's transaction itself (a member's `trx`), and one COMMIT makes the group durable. A
+ * member's promise resolves only after that COMMIT: no client hears of a write before it is
+ * durable, as without grouping. The write lock is held only while the group runs, as for a
+ * single transaction.
  *
  * - A member whose scope throws is rolled back to its savepoint and rejects at once with its own
- *   error; the other members are unaffected (they see nothing of it).
+ *   error; the other members are unaffected (they see nothing of it). If that rollback fails,
+ *   the whole group is rolled back (GroupRolledBackError for those not yet run).
+ * - A member's scope must await every statement it starts: it gets the group's transaction, so
+ *   a statement still running after its scope returned would belong to the next member.
  * - If the COMMIT fails, or an error made SQLite roll the outer transaction back, every member
  *   rejects (GroupRolledBackError for those not run): none of their writes happened, and all of
  *   them are retried safely (operationIds, idempotency keys).
@@ -145,14 +159,15 @@ export class SqliteGroupCommit {
           }
           let thrown: { err: unknown } | undefined;
           try {
-            const value = await outer.transaction(async (trx) => {
-              try {
-                return await member.start(trx);
-              } catch (err) {
-                thrown = { err };
-                throw err;
-              }
-            });
+            await outer.raw(SAVEPOINT);
+            let value: unknown;
+            try {
+              value = await member.start(outer);
+            } catch (err) {
+              thrown = { err };
+              throw err;
+            }
+            await outer.raw(RELEASE);
             done.push({ member, value });
           } catch (err) {
             // Its own error, which a failing ROLLBACK TO SAVEPOINT must not hide.
@@ -160,6 +175,14 @@ export class SqliteGroupCommit {
             member.reject(own);
             // SQLite ended the outer transaction itself: what ran before is gone.
             if (!conn.inTransaction) broken = own;
+            else
+              try {
+                await outer.raw(ROLLBACK_TO);
+                await outer.raw(RELEASE);
+              } catch (undoFailed) {
+                // Its writes could not be taken back: none of the group may be committed.
+                broken = undoFailed;
+              }
           }
         }
         // Rolled back by SQLite: a COMMIT now could only commit what a later SAVEPOINT began.
