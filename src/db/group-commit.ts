@@ -18,9 +18,9 @@ const ROLLBACK_TO = 'ROLLBACK TO group_member';
 /** A write transaction waiting for its group. */
 interface Member {
   /**
-   * Starts the transaction's body with the group's savepoint transaction and answers its
-   * outcome. The body runs in its caller's async context (deadline, log fields, trace span): it
-   * is a reaction to a promise the caller created (see {@link deferredScope}).
+   * Starts the transaction's body with the group's transaction (under its savepoint) and
+   * answers its outcome. The body runs in its caller's async context (deadline, log fields,
+   * trace span): it is a reaction to a promise the caller created (see {@link deferredScope}).
    */
   start: (trx: Knex.Transaction) => Promise<unknown>;
   /** Settles the caller's promise: with the value after COMMIT, with an error at once. */
