@@ -15,11 +15,17 @@
  *   rows' own body reader (src/rest/body.ts `readJsonObject`) and TokenService.introspect, JSON
  *   out with the headers CONTRACT §1 requires of the path (`x-request-id`, `cache-control:
  *   no-store`, `pragma: no-cache`). `POST /token/introspect` and `GET /healthz` only.
+ * - `lean-scoped`: the lean handler, each request run in the gateway's request scope
+ *   (`runInRequestScope` with REQUEST_TIMEOUT_MS, src/lib/request-scope.ts), so its statements and
+ *   its wait for a pooled connection are bounded by the request's deadline as the gateway's are.
+ *   A diagnostic, not a target: that scope is an AsyncLocalStorage, which makes Node 20 run a
+ *   promise hook for every promise of the process (docs/benchmarks.md "The request scope's
+ *   promise hooks on MariaDB").
  * - `sofa`: sofa-api on the gateway schema (`/sofa/...`, introspection as POST) with the same
  *   per-request context as the gateway's REST rows.
  *
  * All answer GET /healthz. Configuration from the environment, as the gateway (DATABASE_URL,
- * PORT, HOST, …). Run: node bench/baselines.js bare|lean|sofa (dist/ built).
+ * PORT, HOST, …). Run: node bench/baselines.js bare|lean|lean-scoped|sofa (dist/ built).
  */
 'use strict';
 require('reflect-metadata');
@@ -162,8 +168,8 @@ async function sofaMiddleware({ config, authenticator, services, logger }) {
 
 async function main() {
   const mode = process.argv[2];
-  if (!['bare', 'lean', 'sofa'].includes(mode))
-    throw new Error('usage: node bench/baselines.js bare|lean|sofa');
+  if (!['bare', 'lean', 'lean-scoped', 'sofa'].includes(mode))
+    throw new Error('usage: node bench/baselines.js bare|lean|lean-scoped|sofa');
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const db = createKnex(config.databaseUrl, config.db);
@@ -182,8 +188,9 @@ async function main() {
       server.closeAllConnections();
       db.destroy().finally(() => process.exit(0));
     });
-  if (mode === 'lean') {
-    koa.use(leanHandler(deps));
+  if (mode === 'lean' || mode === 'lean-scoped') {
+    const lean = leanHandler(deps);
+    koa.use(mode === 'lean' ? lean : (ctx) => runInRequestScope(config.requestTimeoutMs, () => lean(ctx)));
     const server = http.createServer(koa.callback());
     server.listen(config.port, config.host);
     return stop(server);

@@ -112,7 +112,8 @@ async function firstOk(url, since, child, timeoutMs = 30_000) {
 /**
  * The programs a benchmark can serve: the gateway itself (dist/src/main.js) and the baselines
  * of bench/baselines.js (`bare`: a Koa handler calling the project's Authenticator and services;
- * `lean`: the floor of token introspection, one middleware; `sofa`: sofa-api on the gateway schema).
+ * `lean`: the floor of token introspection, one middleware; `lean-scoped`: the same in the
+ * gateway's request scope; `sofa`: sofa-api on the gateway schema).
  */
 const PROGRAMS = {
   // The node flags `npm start` gives the gateway (package.json), so the bench runs it as operators do.
@@ -121,6 +122,7 @@ const PROGRAMS = {
   // (its default HEAP_MODE, src/lib/heap.ts), so that ratios compare code, not V8 settings.
   bare: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'bare'],
   lean: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'lean'],
+  'lean-scoped': () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'lean-scoped'],
   sofa: () => [...baselineFlags(), path.join(__dirname, 'baselines.js'), 'sofa'],
 };
 

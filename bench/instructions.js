@@ -1,7 +1,7 @@
 /*
  * Instructions per request, a diagnostic beside the bench's req/s and CPU figures: one server
  * program of bench/harness.js (`gateway`, `lean`, `bare`, `sofa`) runs under valgrind's callgrind
- * on the SQLite bench data, is warmed up uninstrumented with `warmup` token introspections, then
+ * on the SQLite bench data (or MariaDB, below), is warmed up uninstrumented with `warmup` token introspections, then
  * callgrind counts the user-space instructions (Ir) of the next `count` ones. Unlike req/s and
  * CPU time, which this shared 2-core machine moves by ±25 % between runs, the count repeats to a
  * few per cent, so two builds or two programs compare on it (issue 33: the gateway's REST row
@@ -15,6 +15,8 @@
  *
  * Usage (valgrind from Debian's package; about 5 minutes per program):
  *   npm run build && node bench/instructions.js [program=gateway] [via=rest] [count=3000] [warmup=12000]
+ * `BENCH_BACKENDS=mariadb` counts on the MariaDB bench data instead (BENCH_DATABASE_URL, as the
+ * bench); only the first backend listed is used.
  * `via` as bench/requests.js `introspect` takes it: rest, rest-xml, graphql, trusted, sofa.
  */
 'use strict';
@@ -24,7 +26,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { startEnv } = require('../scripts/start-flags');
-const { programArgs, freePort, firstOk, introspection, runLoad, sleep } = require('./harness');
+const { programArgs, freePort, firstOk, introspection, runLoad, settings, sleep } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '3000', warmup = '12000'] = process.argv.slice(2);
@@ -92,7 +94,9 @@ function irByFunction(file) {
 
 async function main() {
   const n = Number(count);
-  const prep = await data.prepareDatabase('sqlite');
+  const { backends, mariadbUrl } = settings();
+  const prep = await data.prepareDatabase(backends[0], { mariadbUrl });
+  if (prep.skipped) throw new Error(prep.skipped);
   const out = path.join(os.tmpdir(), `sg-callgrind-${process.pid}.out`);
   // vgdb (callgrind_control) finds the process by user and host names: the same for both.
   const env = { ...process.env, USER: process.env.USER || 'bench', HOST: '127.0.0.1' };

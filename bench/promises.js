@@ -1,7 +1,7 @@
 /*
  * Promises (and other asynchronous resources) per request, a diagnostic beside the bench's
  * req/s and CPU figures: one server program of bench/harness.js (`gateway`, `lean`, `bare`,
- * `sofa`) runs on the SQLite bench data with bench/promise-counter.js preloaded, is warmed up
+ * `sofa`) runs on the SQLite bench data (or MariaDB, below) with bench/promise-counter.js preloaded, is warmed up
  * with `warmup` token introspections, then counts what the next `count` create. On Node 20 every
  * promise of the gateway runs the request scope's promise hook (docs/benchmarks.md "The pool round
  * trip of a prepared read, and the request scope's promise hooks"), and every `await` makes one
@@ -10,12 +10,14 @@
  * Usage: npm run build && node bench/promises.js [program=gateway] [via=rest] [count=2000] [warmup=3000] [stacks]
  * `via` as bench/requests.js `introspect` takes it: rest, rest-xml, graphql, trusted, sofa;
  * `stacks` also prints where the promises are created (the most frequent first, per request).
+ * `BENCH_BACKENDS=mariadb` counts on the MariaDB bench data instead (BENCH_DATABASE_URL, as the
+ * bench); only the first backend listed is used.
  */
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { introspection, runLoad, sleep, startServer } = require('./harness');
+const { introspection, runLoad, settings, sleep, startServer } = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '2000', warmup = '3000', stacks] = process.argv.slice(2);
@@ -33,7 +35,10 @@ async function countsOf(server, file) {
 }
 
 async function main() {
-  const { url } = await data.prepareDatabase('sqlite');
+  const { backends, mariadbUrl } = settings();
+  const prep = await data.prepareDatabase(backends[0], { mariadbUrl });
+  if (prep.skipped) throw new Error(prep.skipped);
+  const { url } = prep;
   const file = path.join(os.tmpdir(), `sg-bench-promises-${process.pid}.json`);
   const server = await startServer(program, url, {
     env: {

@@ -132,7 +132,8 @@ function steadyMemory(scenario, backend, server, verdicts) {
  * closer in time than the rows' medians may be. This machine's slow spells (the same server
  * costing up to twice the CPU per request for tens of seconds) then fall on both sides of most
  * pairs instead of deciding the verdict. The ratio of the medians and the diagnostics (server
- * CPU, best rounds) are printed beside it.
+ * CPU, best rounds) are printed beside it. With `min` null the ratio is printed as a figure,
+ * not judged.
  */
 function ratioTarget(verdicts, scenario, backend, a, b, min) {
   const perRound = a.results.map((r, k) => r.reqs / b.results[k].reqs);
@@ -147,6 +148,12 @@ function ratioTarget(verdicts, scenario, backend, a, b, min) {
       `server CPU ${Math.round(a.cpuUs)} vs ${Math.round(b.cpuUs)} µs/req, ${(b.cpuUs / a.cpuUs).toFixed(2)}×`,
     );
   if (a.best && b.best) details.push(`best rounds ${(a.best / b.best).toFixed(2)}×`);
+  if (min === null) {
+    console.log(
+      `  figure  ${a.name} ÷ ${b.name} (${backend}): ${paired.toFixed(2)}× (${details.join('; ')})`,
+    );
+    return;
+  }
   verdicts.target(
     scenario,
     `${a.name} ≥ ${min}× ${b.name} (${backend})`,
@@ -196,6 +203,7 @@ async function trustedUnavailable(base, request, verdicts) {
  * trusted ≥ 0.8× REST JSON; REST XML ≥ 1.3× sofa-api). The table keeps the targets' order.
  */
 const INTROSPECTION_RUN_ORDER = [
+  'lean handler in a request scope',
   'lean handler',
   'REST JSON',
   '/graphql trusted document',
@@ -207,11 +215,13 @@ const INTROSPECTION_RUN_ORDER = [
 /**
  * Token introspection, one valid token of 1,000,000: REST JSON, the lean handler (the floor),
  * REST XML, sofa-api, /graphql with the whole document and /graphql with the trusted
- * document's hash (when the build has trusted documents), alternating; then REST at half of peak.
+ * document's hash (when the build has trusted documents), and the lean handler in a request
+ * scope (a figure, no target), alternating; then REST at half of peak.
  */
 async function introspection({ backend, url, s, verdicts }) {
   const request = introspectionRequest;
-  await withServers(url, { gateway: 'gateway', lean: 'lean', sofa: 'sofa' }, async (srv) => {
+  const programs = { gateway: 'gateway', lean: 'lean', leanScoped: 'lean-scoped', sofa: 'sofa' };
+  await withServers(url, programs, async (srv) => {
     const unavailable = await trustedUnavailable(srv.gateway.base, request('trusted'), verdicts);
     if (unavailable) console.log(`  /graphql trusted document not measured: ${unavailable}`);
     const targets = [
@@ -223,8 +233,10 @@ async function introspection({ backend, url, s, verdicts }) {
       ...(unavailable
         ? []
         : [{ name: '/graphql trusted document', server: srv.gateway, request: request('trusted') }]),
+      // A figure: what the request scope's promise hooks cost the lean handler (docs/benchmarks.md).
+      { name: 'lean handler in a request scope', server: srv.leanScoped, request: request('rest') },
     ];
-    const [json, lean, xml, sofa, graphql, trusted] = await comparePairs(
+    const rows = await comparePairs(
       'introspection',
       `POST /token/introspect (${backend}, ${data.SIZES.tokens.toLocaleString('en')} tokens)`,
       targets,
@@ -235,6 +247,15 @@ async function introspection({ backend, url, s, verdicts }) {
         ),
       }),
     );
+    const row = (name) => rows[targets.findIndex((t) => t.name === name)];
+    const [json, lean, xml, sofa, graphql, trusted] = [
+      'REST JSON',
+      'lean handler',
+      'REST XML',
+      'sofa-api',
+      '/graphql whole document',
+      '/graphql trusted document',
+    ].map(row);
     ratioTarget(verdicts, 'introspection', backend, graphql, json, 0.6);
     if (trusted) ratioTarget(verdicts, 'introspection', backend, trusted, json, 0.8);
     else
@@ -245,6 +266,7 @@ async function introspection({ backend, url, s, verdicts }) {
         `not measured: ${unavailable}`,
       );
     ratioTarget(verdicts, 'introspection', backend, json, lean, 0.75);
+    ratioTarget(verdicts, 'introspection', backend, json, row('lean handler in a request scope'), null);
     for (const rest of [json, xml]) ratioTarget(verdicts, 'introspection', backend, rest, sofa, 1.3);
     await halfPeak('introspection', backend, srv.gateway, request('rest'), json.reqs, s, verdicts, {
       maxP99: 10,
