@@ -1,11 +1,17 @@
 import type { Knex } from 'knex';
 import type { DbLimits } from '../config/defaults';
 import { DatabaseTimeoutError } from '../errors';
-import { DeadlineExceededError, beforeDeadline, remainingMs } from '../lib/request-scope';
+import { DeadlineExceededError, remainingMs } from '../lib/request-scope';
 import { SpanKind, settleSpan, startChildSpan, tracingActive } from '../lib/tracing';
 import type { Dialect } from './dialect';
-import { sendMysql } from './mysql';
+import { sendMysql, startMysql } from './mysql';
 import { beginImmediateOnRequest } from './sqlite';
+
+// knex's pool (tarn) and knex's own credential hiding: knex exposes neither but by path.
+const { TimeoutError } = require('tarn') as { TimeoutError: new () => Error };
+const { setHiddenProperty } = require('knex/lib/util/security') as {
+  setHiddenProperty(target: object): void;
+};
 
 /*
  * Why the gateway patches knex's client instead of using knex's own `.timeout(ms, { cancel: true })`
@@ -71,6 +77,7 @@ export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
   if (dialect === 'sqlite') beginImmediateOnRequest(Bounded, Base, limits.sqliteBusyTimeoutMs);
   boundQueries(Bounded, Base, dialect, limits);
   boundAcquire(Bounded, Base);
+  synchronousValidate(Bounded, Base);
   return Bounded;
 }
 
@@ -84,11 +91,8 @@ export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
 function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect, limits: DbLimits): void {
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;
   (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
-    const run =
-      dialect === 'mysql'
-        ? (): Promise<unknown> => sendMysql(connection, obj, () => base.call(this, connection, obj))
-        : (): Promise<unknown> => base.call(this, connection, obj);
-    const sent = (): Promise<unknown> => boundStatement(connection, obj, run, dialect, limits);
+    const knexQuery = (): Promise<unknown> => base.call(this, connection, obj);
+    const sent = (): Promise<unknown> => boundStatement(connection, obj, knexQuery, dialect, limits);
     const span = tracingActive() ? startChildSpan(...statementSpan(dialect, obj)) : undefined;
     return span ? settleSpan(span, sent()) : sent();
   };
@@ -109,7 +113,8 @@ function statementSpan(dialect: Dialect, obj: unknown): Parameters<typeof startC
 }
 
 /**
- * Sends one statement (`run`) within the request's deadline: unbounded outside a request or with
+ * Sends one statement (`obj`: on MySQL through ./mysql.ts `sendMysql`, else knex's own `_query`,
+ * `knexQuery`) within the request's deadline: unbounded outside a request or with
  * no statement timeout; refused once the deadline has passed (a ROLLBACK is always sent); on
  * MySQL refused on a connection this bound dropped, else run within {@link runWithin} of
  * min(statement timeout, time left; COMMIT_GRACE_MS more for a COMMIT; a ROLLBACK gets the
@@ -119,10 +124,12 @@ function statementSpan(dialect: Dialect, obj: unknown): Parameters<typeof startC
 function boundStatement(
   connection: unknown,
   obj: unknown,
-  run: () => Promise<unknown>,
+  knexQuery: () => Promise<unknown>,
   dialect: Dialect,
   limits: DbLimits,
 ): Promise<unknown> {
+  const run = (): Promise<unknown> =>
+    dialect === 'mysql' ? sendMysql(connection, obj, knexQuery) : knexQuery();
   const left = remainingMs();
   if (left === Infinity || limits.statementTimeoutMs <= 0) return run();
   const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
@@ -141,18 +148,22 @@ function boundStatement(
   if (dropped) return Promise.reject(dropped);
   const bound = rollback ? limits.statementTimeoutMs : left + (commit ? COMMIT_GRACE_MS : 0);
   const budget = Math.min(limits.statementTimeoutMs, bound);
-  return runWithin(connection, run, budget, commit, budget < limits.statementTimeoutMs);
+  return runWithin(connection, obj, knexQuery, budget, commit, budget < limits.statementTimeoutMs);
 }
 
 /**
- * Runs `run` on `connection` for at most `budget` ms. Past it the connection is destroyed (not
+ * Runs the MySQL statement `obj` on `connection` (./mysql.ts `startMysql`, or knex's own `_query`,
+ * `knexQuery`, where that cannot send it) for at most `budget` ms, settling one promise: the
+ * statement settles it itself, without a promise of its own (under Node 20 every promise runs
+ * the request scope's hook). Past the budget the connection is destroyed (not
  * `KILL QUERY`: see the note at the top of this file), which makes the server roll back its open
  * transaction, marked {@link DROPPED} so that no later statement is sent on it, and the promise
  * rejects with {@link stoppedStatement}'s error.
  */
 function runWithin(
   connection: unknown,
-  run: () => Promise<unknown>,
+  obj: unknown,
+  knexQuery: () => Promise<unknown>,
   budget: number,
   commit: boolean,
   deadline: boolean,
@@ -176,10 +187,14 @@ function runWithin(
         }),
       Math.max(1, budget),
     );
-    run().then(
-      (value) => settle(() => resolve(value)),
-      (err: unknown) => settle(() => reject(err)),
-    );
+    const done = (value: unknown) => settle(() => resolve(value));
+    const failed = (err: unknown) => settle(() => reject(err));
+    // The statement settles this one promise itself (no promise of its own, see startMysql).
+    try {
+      if (!startMysql(connection, obj, done, failed)) knexQuery().then(done, failed);
+    } catch (err) {
+      failed(err);
+    }
   });
 }
 
@@ -206,28 +221,103 @@ export function connectionWaitPastDeadline(): DeadlineExceededError {
   });
 }
 
+/** The part of knex's tarn pool {@link boundAcquire} uses. */
+interface TarnPool {
+  acquireTimeoutMillis: number;
+  acquire(): { promise: Promise<unknown> };
+}
+
+/** A knex client as {@link boundAcquire} and {@link synchronousValidate} see it. */
+interface PooledClient {
+  pool?: TarnPool;
+  config: { connection?: unknown };
+  validateConnection(connection: unknown): boolean;
+  logger: { warn(message: string): void };
+}
+
 /**
  * Bounds the wait for a pooled connection by the request's deadline too, not only by
  * DB_ACQUIRE_TIMEOUT_MS: a request whose deadline passes while it waits fails with
- * DeadlineExceededError (`connection`) at once, and a connection that arrives later goes back to the
- * pool unused. Why a patch of `acquireConnection`: knex's pool wait has one fixed
- * `acquireTimeoutMillis` for the whole instance (tarn), with no per-call bound and no way to
- * withdraw one waiting acquire; this is the one method every query and transaction (and
- * ./prepared.ts) acquires through.
+ * DeadlineExceededError (`connection`) at its deadline, and its place in the queue is withdrawn
+ * (no connection is handed to it later). Why a patch of `acquireConnection`: knex's pool wait
+ * has one fixed `acquireTimeoutMillis` for the whole instance (tarn), with no per-call bound;
+ * this is the one method every query and transaction (and ./prepared.ts) acquires through.
+ *
+ * While the deadline is further away than DB_ACQUIRE_TIMEOUT_MS (a request's usual case: its
+ * budget is seconds, the acquire bound one second) the pool's own bound comes first and the
+ * acquire is knex's, untouched. Otherwise this one acquire is given tarn's timer at the time
+ * left (the pool's `acquireTimeoutMillis` is read once, as the acquire is queued, and set back
+ * at once), and tarn's timeout is answered as DeadlineExceededError. No timer or promise of its
+ * own: under Node 20 every promise runs the request scope's hook (docs/benchmarks.md "The
+ * request scope's promise hooks on MariaDB").
  */
 function boundAcquire(Bounded: ClientClass, Base: ClientClass): void {
   const acquire = (Base.prototype as unknown as { acquireConnection: AcquireFn }).acquireConnection;
-  (Bounded.prototype as unknown as { acquireConnection: AcquireFn }).acquireConnection = function (this: {
-    releaseConnection(connection: unknown): Promise<unknown>;
-  }) {
-    return beforeDeadline(
-      () => acquire.call(this),
-      connectionWaitPastDeadline,
-      (acquiring) =>
-        acquiring.then(
-          (connection) => this.releaseConnection(connection),
-          () => undefined,
-        ),
-    );
+  (Bounded.prototype as unknown as { acquireConnection: AcquireFn }).acquireConnection = function (
+    this: PooledClient,
+  ) {
+    const left = remainingMs();
+    const pool = this.pool;
+    if (left <= 0) return Promise.reject(connectionWaitPastDeadline());
+    if (!pool || left >= pool.acquireTimeoutMillis) return acquire.call(this);
+    const configured = pool.acquireTimeoutMillis;
+    pool.acquireTimeoutMillis = Math.max(1, Math.ceil(left));
+    let pending: { promise: Promise<unknown> };
+    try {
+      pending = pool.acquire();
+    } finally {
+      pool.acquireTimeoutMillis = configured;
+    }
+    return pending.promise.then(hideCredentials, (err: unknown) => {
+      throw err instanceof TimeoutError ? connectionWaitPastDeadline() : err;
+    });
+  };
+}
+
+/**
+ * What knex's `acquireConnection` does to every connection it hands out: the password in the
+ * driver's connection settings made non-enumerable, so that logging a connection never prints it.
+ */
+function hideCredentials(connection: unknown): unknown {
+  const config = (
+    connection as { config?: { password?: unknown; authentication?: { options?: { password?: unknown } } } }
+  ).config;
+  if (config?.password) setHiddenProperty(config);
+  if (config?.authentication?.options?.password) setHiddenProperty(config.authentication.options);
+  return connection;
+}
+
+/**
+ * knex's pool `validate` (run by tarn on every acquire), made synchronous: knex's own is an
+ * async function awaiting another (a connection settings provider's expiry), three promises per
+ * acquire that the gateway's configuration never needs (no provider, no
+ * `maxConnectionLifetimeMillis`, no `pool.validate`, ./mysql.ts and ./sqlite.ts). It keeps
+ * knex's two checks: a connection knex marked disposed (logged as knex does) and the dialect's
+ * `validateConnection`. A configuration with one of those options keeps knex's.
+ */
+function synchronousValidate(Bounded: ClientClass, Base: ClientClass): void {
+  type PoolSettingsFn = (
+    this: PooledClient,
+    poolConfig: Record<string, unknown> | undefined,
+  ) => Record<string, unknown>;
+  const settings = (Base.prototype as unknown as { getPoolSettings: PoolSettingsFn }).getPoolSettings;
+  (Bounded.prototype as unknown as { getPoolSettings: PoolSettingsFn }).getPoolSettings = function (
+    this: PooledClient,
+    poolConfig,
+  ) {
+    const tarn = settings.call(this, poolConfig);
+    const knexOnly =
+      !poolConfig?.validate &&
+      !poolConfig?.maxConnectionLifetimeMillis &&
+      typeof this.config.connection !== 'function';
+    if (knexOnly)
+      tarn.validate = (connection: { __knex__disposed?: unknown }) => {
+        if (connection.__knex__disposed) {
+          this.logger.warn(`Connection Error: ${String(connection.__knex__disposed)}`);
+          return false;
+        }
+        return this.validateConnection(connection);
+      };
+    return tarn;
   };
 }

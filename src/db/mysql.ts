@@ -122,23 +122,40 @@ export function sendMysql(
   obj: unknown,
   knexQuery: () => Promise<unknown>,
 ): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    if (!startMysql(connection, obj, resolve, reject)) knexQuery().then(resolve, reject);
+  });
+}
+
+/**
+ * {@link sendMysql} without a promise of its own: sends the statement and settles through
+ * `resolve` (with `obj`, its `response` set) or `reject` (the driver's error), or sends nothing and
+ * answers false when the statement must go through knex's own `_query` (not an object with SQL,
+ * or driver options other than {@link PREPARED} on a statement that is not prepared). For the
+ * bounded client's statement bound (./bound-client.ts), whose one promise settles it.
+ */
+export function startMysql(
+  connection: unknown,
+  obj: unknown,
+  resolve: (value: unknown) => void,
+  reject: (err: unknown) => void,
+): boolean {
   const q = obj as QueryObject;
-  if (typeof obj !== 'object' || obj === null || !q.sql) return knexQuery();
+  if (typeof obj !== 'object' || obj === null || !q.sql) return false;
   const prepared = wantsPrepared(q.options);
   let sql: string | Record<string, unknown> = q.sql;
   if (q.options && Object.keys(q.options).length > (prepared ? 1 : 0)) {
-    if (!prepared) return knexQuery();
+    if (!prepared) return false;
     const { [PREPARED]: _prepared, ...options } = q.options;
     sql = { ...options, sql: q.sql };
   }
   const conn = connection as Mysql2Connection;
-  return new Promise((resolve, reject) => {
-    const done: Mysql2Callback = (err, rows, fields) => {
-      if (err) return reject(err);
-      q.response = [rows, fields];
-      resolve(q);
-    };
-    if (prepared) conn.execute(sql, q.bindings ?? [], done);
-    else conn.query(sql, q.bindings, done);
-  });
+  const done: Mysql2Callback = (err, rows, fields) => {
+    if (err) return reject(err);
+    q.response = [rows, fields];
+    resolve(q);
+  };
+  if (prepared) conn.execute(sql, q.bindings ?? [], done);
+  else conn.query(sql, q.bindings, done);
+  return true;
 }

@@ -66,22 +66,30 @@ function rowsNow<R>(db: Knex, connection: SqliteConnection, sql: string, binding
 
 const PREPARED_OPTIONS = { [PREPARED]: true };
 
-/** {@link preparedRows} through the pool and knex's bounded query path. */
-async function pooledRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
+/**
+ * {@link preparedRows} through the pool and knex's bounded query path. Two `then`s, not an async
+ * function with three `await`s: under Node 20 every promise runs the request scope's hook, and
+ * knex's `releaseConnection` (synchronous, answering a resolved promise) needs no wait.
+ */
+function pooledRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
   const client = db.client as KnexClientInternals;
-  const connection = await client.acquireConnection();
-  try {
-    const obj = await client.query(connection, {
-      sql,
-      bindings: [...bindings],
-      method: 'select',
-      options: PREPARED_OPTIONS,
-    });
-    const response = (obj as { response: unknown }).response;
-    return (dialectOf(db) === 'mysql' ? (response as [R[]])[0] : response) as R[];
-  } finally {
-    await client.releaseConnection(connection);
-  }
+  const mysql = dialectOf(db) === 'mysql';
+  return client.acquireConnection().then((connection) => {
+    const release = (): void => void client.releaseConnection(connection);
+    return client
+      .query(connection, { sql, bindings: [...bindings], method: 'select', options: PREPARED_OPTIONS })
+      .then(
+        (obj) => {
+          release();
+          const response = (obj as { response: unknown }).response;
+          return (mysql ? (response as [R[]])[0] : response) as R[];
+        },
+        (err: unknown) => {
+          release();
+          throw err;
+        },
+      );
+  });
 }
 
 /** The knex client methods {@link preparedRows} uses (public in knex's JavaScript, not in its types). */
