@@ -76,19 +76,29 @@ function pooledRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Pro
   const mysql = dialectOf(db) === 'mysql';
   return client.acquireConnection().then((connection) => {
     const release = (): void => void client.releaseConnection(connection);
-    return client
-      .query(connection, { sql, bindings: [...bindings], method: 'select', options: PREPARED_OPTIONS })
-      .then(
-        (obj) => {
-          release();
-          const response = (obj as { response: unknown }).response;
-          return (mysql ? (response as [R[]])[0] : response) as R[];
-        },
-        (err: unknown) => {
-          release();
-          throw err;
-        },
-      );
+    let querying: Promise<unknown>;
+    try {
+      querying = client.query(connection, {
+        sql,
+        bindings: [...bindings],
+        method: 'select',
+        options: PREPARED_OPTIONS,
+      });
+    } catch (err) {
+      release(); // a statement that could not even be sent still gives its connection back
+      throw err;
+    }
+    return querying.then(
+      (obj) => {
+        release();
+        const response = (obj as { response: unknown }).response;
+        return (mysql ? (response as [R[]])[0] : response) as R[];
+      },
+      (err: unknown) => {
+        release();
+        throw err;
+      },
+    );
   });
 }
 
