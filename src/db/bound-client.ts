@@ -4,7 +4,7 @@ import { DatabaseTimeoutError } from '../errors';
 import { DeadlineExceededError, remainingMs } from '../lib/request-scope';
 import { SpanKind, settleSpan, startChildSpan, tracingActive } from '../lib/tracing';
 import type { Dialect } from './dialect';
-import { sendMysql, startMysql } from './mysql';
+import { sendMysql, sendMysqlTo } from './mysql';
 import { beginImmediateOnRequest } from './sqlite';
 
 // knex's pool (tarn) and knex's own credential hiding: knex exposes neither but by path.
@@ -128,10 +128,9 @@ function boundStatement(
   dialect: Dialect,
   limits: DbLimits,
 ): Promise<unknown> {
-  const run = (): Promise<unknown> =>
-    dialect === 'mysql' ? sendMysql(connection, obj, knexQuery) : knexQuery();
   const left = remainingMs();
-  if (left === Infinity || limits.statementTimeoutMs <= 0) return run();
+  if (left === Infinity || limits.statementTimeoutMs <= 0)
+    return dialect === 'mysql' ? sendMysql(connection, obj, knexQuery) : knexQuery();
   const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
   const rollback = /^\s*rollback/i.test(sql);
   const commit = /^\s*commit/i.test(sql);
@@ -141,7 +140,7 @@ function boundStatement(
         message: 'request deadline passed before the statement was sent',
       }),
     );
-  if (dialect === 'sqlite') return run();
+  if (dialect === 'sqlite') return knexQuery();
   // A connection this bound dropped takes no further statement (its ROLLBACK would wait on a
   // dead socket); the server already rolled its transaction back when it went away.
   const dropped = (connection as { [DROPPED]?: Error })[DROPPED];
@@ -152,7 +151,7 @@ function boundStatement(
 }
 
 /**
- * Runs the MySQL statement `obj` on `connection` (./mysql.ts `startMysql`, or knex's own `_query`,
+ * Runs the MySQL statement `obj` on `connection` (./mysql.ts `sendMysqlTo`: knex's own `_query`,
  * `knexQuery`, where that cannot send it) for at most `budget` ms, settling one promise: the
  * statement settles it itself, without a promise of its own (under Node 20 every promise runs
  * the request scope's hook). Past the budget the connection is destroyed (not
@@ -189,9 +188,9 @@ function runWithin(
     );
     const done = (value: unknown) => settle(() => resolve(value));
     const failed = (err: unknown) => settle(() => reject(err));
-    // The statement settles this one promise itself (no promise of its own, see startMysql).
+    // The statement settles this one promise itself (no promise of its own).
     try {
-      if (!startMysql(connection, obj, done, failed)) knexQuery().then(done, failed);
+      sendMysqlTo(connection, obj, knexQuery, done, failed);
     } catch (err) {
       failed(err);
     }

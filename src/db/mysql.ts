@@ -122,19 +122,31 @@ export function sendMysql(
   obj: unknown,
   knexQuery: () => Promise<unknown>,
 ): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    if (!startMysql(connection, obj, resolve, reject)) knexQuery().then(resolve, reject);
-  });
+  return new Promise((resolve, reject) => sendMysqlTo(connection, obj, knexQuery, resolve, reject));
+}
+
+/**
+ * {@link sendMysql} settling through `resolve` / `reject` instead of a promise of its own: sent
+ * by {@link startMysql}, or through knex's own `_query` (`knexQuery`) where that cannot send it.
+ * For the bounded client's statement bound (./bound-client.ts), whose one promise it settles.
+ */
+export function sendMysqlTo(
+  connection: unknown,
+  obj: unknown,
+  knexQuery: () => Promise<unknown>,
+  resolve: (value: unknown) => void,
+  reject: (err: unknown) => void,
+): void {
+  if (!startMysql(connection, obj, resolve, reject)) knexQuery().then(resolve, reject);
 }
 
 /**
  * {@link sendMysql} without a promise of its own: sends the statement and settles through
  * `resolve` (with `obj`, its `response` set) or `reject` (the driver's error), or sends nothing and
  * answers false when the statement must go through knex's own `_query` (not an object with SQL,
- * or driver options other than {@link PREPARED} on a statement that is not prepared). For the
- * bounded client's statement bound (./bound-client.ts), whose one promise settles it.
+ * or driver options other than {@link PREPARED} on a statement that is not prepared).
  */
-export function startMysql(
+function startMysql(
   connection: unknown,
   obj: unknown,
   resolve: (value: unknown) => void,
