@@ -1,8 +1,8 @@
 /*
  * Hot-path measurement: token introspection through the REST row, through Apollo
  * `/graphql`, through a bare Koa handler (bench/profile-bare.js: no router, no body parser
- * middleware) and (`benchBare`) through the bench's own bare handler (bench/baselines.js),
- * alternating rounds, medians. Every server runs under `npm start`'s node flags, the baselines
+ * middleware), (`benchBare`) through the bench's own bare handler and (`lean`) through its lean
+ * handler (bench/baselines.js), alternating rounds, medians. Every server runs under `npm start`'s node flags, the baselines
  * also under the default HEAP_MODE's (as in bench/harness.js).
  * Run it pinned to core 1; it starts both servers on core 0:
  *   npm run build && taskset -c 1 node bench/profile-hotpath.js [rounds=5] [seconds=10] [connections=32]
@@ -125,7 +125,8 @@ function ratingCase(pid, url, name) {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-hot-'));
-  const url = `sqlite:${path.join(dir, 'db.sqlite3')}`;
+  // PROFILE_DATABASE_URL: an empty database to run on instead (e.g. MariaDB); the demo data is imported into it.
+  const url = process.env.PROFILE_DATABASE_URL || `sqlite:${path.join(dir, 'db.sqlite3')}`;
   const builds = (process.env.BUILDS || 'dist').split(',');
   const cases = {};
   let first;
@@ -153,6 +154,10 @@ async function main() {
     const benchBare = start(path.join(__dirname, 'baselines.js'), { DATABASE_URL: url }, { args: ['bare'] });
     await up(benchBare.base);
     children.push(benchBare.child);
+    // The bench's lean handler (bench/baselines.js `lean`: the floor of issue 33).
+    const lean = start(path.join(__dirname, 'baselines.js'), { DATABASE_URL: url }, { args: ['lean'] });
+    await up(lean.base);
+    children.push(lean.child);
     const bareRating = start(path.join(__dirname, 'profile-bare.js'), {
       DATABASE_URL: url,
       DIST: build,
@@ -187,6 +192,7 @@ async function main() {
       [`bareRating${tag}`]: ratingCase(bareRating.child.pid, `${bareRating.base}/`, `bareRating${tag}`),
       [`bare${tag}`]: introspect(bare, '/'),
       [`benchBare${tag}`]: introspect(benchBare, '/token/introspect'),
+      [`lean${tag}`]: introspect(lean, '/token/introspect'),
     });
   }
   const wanted = process.env.CASES

@@ -39,6 +39,37 @@ describe('charging under concurrency on the real database (CONTRACT §4)', () =>
       .sum({ s: 'amount_micros' })
       .first();
     expect(BigInt(ledger!.s as number)).toBe(K * 120000n);
+    // Each success records the balance it left, computed from the row read under its lock: the
+    // K answers are exactly the K balances K-1 … 0 charges above zero, none seen twice.
+    expect(await balancesAfter('353871234567')).toEqual(
+      Array.from({ length: Number(K) }, (_, i) => BigInt(i) * 120000n),
+    );
+  });
+
+  /** `balance_after_micros` of a subscriber's successful charges, ascending. */
+  const balancesAfter = async (msisdn: string) =>
+    (
+      await app.tdb
+        .db('charges')
+        .where({ msisdn, kind: 'charge', return_code: 0 })
+        .select('balance_after_micros')
+    )
+      .map((r) => BigInt(r.balance_after_micros as number))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  it('30 simultaneous charges of a postpaid subscriber all succeed, each recording its own balance after', async () => {
+    const msisdn = '353870000002';
+    await setBalance(msisdn, 5_000_000n);
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        app.request('POST', '/crs-api/processRating', { ...AUTH, body: ratingBody({}, { msisdn }) }),
+      ),
+    );
+    expect(results.map((r) => (r.json() as { returnCode: number }).returnCode)).toEqual(Array(30).fill(0));
+    expect(await balance(msisdn)).toBe(5_000_000n - 30n * 120000n);
+    expect(await balancesAfter(msisdn)).toEqual(
+      Array.from({ length: 30 }, (_, i) => 5_000_000n - BigInt(30 - i) * 120000n),
+    );
   });
 
   it('50 simultaneous repeats of one operationId charge once and all answer 0', async () => {

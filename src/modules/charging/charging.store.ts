@@ -2,6 +2,7 @@ import { Knex } from 'knex';
 import { KeysetPage, byId, keysetPage } from '../../db/keyset';
 import { preparedRows } from '../../db/prepared';
 import { Money } from '../../lib/money';
+import type { Subscriber } from '../subscribers/subscriber.store';
 
 /** Rating kinds (CONTRACT §4 catalogue). */
 export type RatingKind = 'content' | 'transport';
@@ -243,6 +244,51 @@ export async function addToBalance(db: Knex, subscriberId: number, delta: Money)
   await db('subscribers')
     .where({ id: subscriberId })
     .update({ balance_micros: db.raw('balance_micros + ?', [delta.toDb()]) });
+}
+
+/**
+ * A subscriber row this transaction has locked (`findSubscriberForUpdate`, src/modules/subscribers/
+ * subscriber.store.ts) and the balance it read under that lock.
+ */
+export type LockedSubscriber = Pick<Subscriber, 'id' | 'paymentType' | 'balance'>;
+
+/**
+ * Charges `amount` (decimal currency, exact, positive) to a locked subscriber (CONTRACT §4): a
+ * prepaid balance only if it covers it ({@link debitIfCovered}), a postpaid one accumulates.
+ * Answers the balance after, or undefined when a prepaid balance is short (nothing taken).
+ *
+ * The balance after is the locked read's less `amount`, without reading the row again (one
+ * statement fewer per charge): until this transaction ends no other can change the row
+ * (`FOR UPDATE` on MySQL/MariaDB, a Galera certification conflict reruns the whole transaction;
+ * SQLite transactions and group-commit members run one at a time), and this transaction changes
+ * it only here.
+ * @throws database failures, as the UPDATE raises them.
+ */
+export async function chargeLockedSubscriber(
+  trx: Knex.Transaction,
+  sub: LockedSubscriber,
+  amount: Money,
+): Promise<Money | undefined> {
+  if (sub.paymentType === 'prepaid') {
+    if (!(await debitIfCovered(trx, sub.id, amount))) return undefined;
+  } else {
+    await addToBalance(trx, sub.id, Money.ZERO.sub(amount));
+  }
+  return sub.balance.sub(amount);
+}
+
+/**
+ * Credits `amount` (decimal currency, exact, positive) to a locked subscriber (a refund,
+ * CONTRACT §4) and answers the balance after, computed as {@link chargeLockedSubscriber} does.
+ * @throws database failures, as the UPDATE raises them.
+ */
+export async function creditLockedSubscriber(
+  trx: Knex.Transaction,
+  sub: LockedSubscriber,
+  amount: Money,
+): Promise<Money> {
+  await addToBalance(trx, sub.id, amount);
+  return sub.balance.add(amount);
 }
 
 /** The current balance of a subscriber. */

@@ -1,12 +1,12 @@
 import { Knex } from 'knex';
 import { Money } from '../../lib/money';
 import { assertBeforeDeadline } from '../../lib/request-scope';
-import { Subscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
+import { findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import { withChargingCdr } from './charging-cdr';
 import { atStage } from './charging-failure';
 import { Decided, Operation, OperationDeps, recordOutcome, runOperation } from './charging-operation';
 import { ChargingCaller, RatingOutcome, outcome, unrecorded } from './charging-outcome';
-import { RatingRow, WILDCARD, addToBalance, debitIfCovered, ratingsFor, readBalance } from './charging.store';
+import { RatingRow, WILDCARD, chargeLockedSubscriber, ratingsFor } from './charging.store';
 import { RatingLookup, RatingRequest, RatingRequestInput, parseRatingRequest } from './rating-request';
 import { ReturnCode, ReturnCodeValue } from './return-codes';
 
@@ -60,19 +60,6 @@ export function priceOf(r: RatingRequest, ratings: RatingRow[]): Price {
 }
 
 /**
- * Takes `amount` from the subscriber's balance: a prepaid balance only if it covers it (else
- * undefined, nothing taken), a postpaid one accumulates. Answers the balance after.
- */
-async function debit(trx: Knex.Transaction, sub: Subscriber, amount: Money): Promise<Money | undefined> {
-  if (sub.paymentType === 'prepaid') {
-    if (!(await debitIfCovered(trx, sub.id, amount))) return undefined;
-  } else {
-    await addToBalance(trx, sub.id, Money.ZERO.sub(amount));
-  }
-  return readBalance(trx, sub.id);
-}
-
-/**
  * Rating and charging of one typed request (docs/contract.md §4), run through the exactly-once
  * frame (charging-operation.ts) with its charging CDR (charging-cdr.ts).
  */
@@ -116,7 +103,7 @@ export class RatingService {
         ? recordOutcome(this.deps, trx, op, { code: price.refusal, sub })
         : { outcome: outcome(price.refusal, r.operationId), stage: 'rating' };
     assertBeforeDeadline('operation');
-    const balance = await atStage('charging', () => debit(trx, sub, price.amount));
+    const balance = await atStage('charging', () => chargeLockedSubscriber(trx, sub, price.amount));
     return balance
       ? recordOutcome(this.deps, trx, op, { code: ReturnCode.SUCCESS, sub, amount: price.amount, balance })
       : recordOutcome(this.deps, trx, op, {

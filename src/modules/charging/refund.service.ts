@@ -1,12 +1,11 @@
 import { Knex } from 'knex';
-import { Money } from '../../lib/money';
 import { assertBeforeDeadline } from '../../lib/request-scope';
 import { findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import { withChargingCdr } from './charging-cdr';
 import { atStage } from './charging-failure';
 import { Decided, Operation, OperationDeps, recordOutcome, runOperation } from './charging-operation';
 import { ChargingCaller, RatingOutcome, Settled, outcome, unrecorded } from './charging-outcome';
-import { ChargeRow, addToBalance, findCharge, readBalance } from './charging.store';
+import { ChargeRow, creditLockedSubscriber, findCharge } from './charging.store';
 import { ParsedRatingRequest, RatingRequest, RatingRequestInput, parseRatingRequest } from './rating-request';
 import { ReturnCode } from './return-codes';
 
@@ -52,10 +51,7 @@ export class RefundService {
     const sub = await atStage('lookup', () => findSubscriberForUpdate(trx, caller.tenantId, r.msisdn));
     if (!sub) return { outcome: outcome(ReturnCode.REFUND_FAILED, r.operationId), stage: 'lookup' };
     assertBeforeDeadline('operation');
-    const balance: Money = await atStage('charging', async () => {
-      await addToBalance(trx, sub.id, charge.amount);
-      return readBalance(trx, sub.id);
-    });
+    const balance = await atStage('charging', () => creditLockedSubscriber(trx, sub, charge.amount));
     return recordOutcome(this.deps, trx, op, {
       code: ReturnCode.SUCCESS,
       sub,

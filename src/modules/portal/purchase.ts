@@ -3,7 +3,7 @@ import { BadUserInputError, UnprocessableError } from '../../errors';
 import { Clock } from '../../lib/clock';
 import { Money } from '../../lib/money';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
-import { addToBalance, debitIfCovered, insertCharge, readBalance } from '../charging/charging.store';
+import { chargeLockedSubscriber, insertCharge } from '../charging/charging.store';
 import { ReturnCode } from '../charging/return-codes';
 import { EventType, occurredAt } from '../events/event-catalogue';
 import { recordEvent } from '../events/outbox.store';
@@ -94,14 +94,8 @@ export async function purchaseIn(
     throw new PurchaseRefusal('OFFER_WITHDRAWN', 'the plan is no longer on offer');
   if ((await countSubscriberPlans(trx, o.tenantId, o.msisdn)) >= o.maxPlansPerSubscriber)
     throw new PurchaseRefusal('PLAN_LIMIT_REACHED', `the subscriber holds ${o.maxPlansPerSubscriber} plans`);
-  const price = def.price;
-  if (sub.paymentType === 'prepaid') {
-    if (!(await debitIfCovered(trx, sub.id, price)))
-      throw new PurchaseRefusal('INSUFFICIENT_FUNDS', 'the balance does not cover the price');
-  } else {
-    await addToBalance(trx, sub.id, Money.ZERO.sub(price));
-  }
-  const balance = await readBalance(trx, sub.id);
+  const balance = await chargeLockedSubscriber(trx, sub, def.price);
+  if (!balance) throw new PurchaseRefusal('INSUFFICIENT_FUNDS', 'the balance does not cover the price');
   await recordCharge(trx, clock, cdrs, o, sub, def, balance);
   const nowMs = clock.nowMs();
   const planId = await insertSubscriberPlan(
