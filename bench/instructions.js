@@ -17,7 +17,10 @@
  *   npm run build && node bench/instructions.js [program=gateway] [via=rest] [count=3000] [warmup=12000]
  * `BENCH_BACKENDS=mariadb` counts on the MariaDB bench data instead (BENCH_DATABASE_URL, as the
  * bench); only the first backend listed is used.
- * `via` as bench/requests.js `introspect` takes it: rest, rest-xml, graphql, trusted, sofa.
+ * `via` as bench/requests.js `introspect` takes it: rest, rest-xml, graphql, trusted, sofa; or
+ * `rating`: the REST rating of the `rating` scenario instead of an introspection (`gateway` or
+ * `bare`); give it `RATING_TIMEOUT_MS=120000` (valgrind makes a rating about 50 times slower than
+ * its default 2 s deadline allows for: the answer is then returnCode 5001).
  */
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
@@ -26,7 +29,16 @@ const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { startEnv } = require('../scripts/start-flags');
-const { programArgs, freePort, firstOk, introspection, runLoad, settings, sleep } = require('./harness');
+const {
+  basic,
+  programArgs,
+  freePort,
+  firstOk,
+  introspection,
+  runLoad,
+  settings,
+  sleep,
+} = require('./harness');
 const data = require('./data');
 
 const [program = 'gateway', via = 'rest', count = '3000', warmup = '12000'] = process.argv.slice(2);
@@ -75,6 +87,26 @@ async function startUnderCallgrind(url, out, env) {
   return { child, base };
 }
 
+/**
+ * `via` `rating`: the bench's REST rating (bench/requests.js `rating`, as the `rating` scenario
+ * sends it: 1,000 subscribers in turn, a new operationId each), so that a change to the charging
+ * transaction compares on instructions per rating.
+ */
+function ratings() {
+  return {
+    name: 'rating',
+    args: {
+      via: 'rest',
+      auth: basic(data.CLIENT.username, data.CLIENT.password),
+      tenant: data.TENANT,
+      first: 0,
+      count: 1000,
+      opPrefix: `callgrind-${process.pid}`,
+      lookup: data.RATING_LOOKUP,
+    },
+  };
+}
+
 /** Ir per function name from a callgrind output file (self cost), via callgrind_annotate. */
 function irByFunction(file) {
   const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
@@ -102,7 +134,7 @@ async function main() {
   const env = { ...process.env, USER: process.env.USER || 'bench', HOST: '127.0.0.1' };
   const { child, base } = await startUnderCallgrind(prep.url, out, env);
   try {
-    const request = introspection(via);
+    const request = via === 'rating' ? ratings() : introspection(via);
     const load = async (amount) => {
       const r = await runLoad(base, request, { amount, connections: 4, timeoutSeconds: 120 });
       if (r.bad || r.errors)
