@@ -2,8 +2,8 @@
  * Hot-path measurement: token introspection through the REST row, through Apollo
  * `/graphql`, through a bare Koa handler (bench/profile-bare.js: no router, no body parser
  * middleware), (`benchBare`) through the bench's own bare handler and (`lean`) through its lean
- * handler (bench/baselines.js), alternating rounds, medians. Every server runs under `npm start`'s node flags, the baselines
- * also under the default HEAP_MODE's (as in bench/harness.js).
+ * handler (bench/baselines.js), alternating rounds, medians. Every server runs under `npm
+ * start`'s node flags, the baselines also under the default HEAP_MODE's (as in bench/harness.js).
  * Run it pinned to core 1; it starts both servers on core 0:
  *   npm run build && taskset -c 1 node bench/profile-hotpath.js [rounds=5] [seconds=10] [connections=32]
  * Besides req/s it reports the server's CPU time per request (from /proc), which a machine shared
@@ -125,7 +125,7 @@ function ratingCase(pid, url, name) {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-hot-'));
-  // PROFILE_DATABASE_URL: an empty database to run on instead (e.g. MariaDB); the demo data is imported into it.
+  // PROFILE_DATABASE_URL: an empty database to run on instead (e.g. MariaDB), demo data imported.
   const url = process.env.PROFILE_DATABASE_URL || `sqlite:${path.join(dir, 'db.sqlite3')}`;
   const builds = (process.env.BUILDS || 'dist').split(',');
   const cases = {};

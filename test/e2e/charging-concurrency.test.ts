@@ -40,7 +40,7 @@ describe('charging under concurrency on the real database (CONTRACT §4)', () =>
       .first();
     expect(BigInt(ledger!.s as number)).toBe(K * 120000n);
     // Each success records the balance it left, computed from the row read under its lock: the
-    // K answers are exactly the K balances K-1 … 0 charges above zero, none seen twice.
+    // K successes recorded exactly K-1, K-2, … 0 times the price, none twice.
     expect(await balancesAfter('353871234567')).toEqual(
       Array.from({ length: Number(K) }, (_, i) => BigInt(i) * 120000n),
     );
