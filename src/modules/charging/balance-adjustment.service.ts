@@ -9,7 +9,7 @@ import { EventType, occurredAt } from '../events/event-catalogue';
 import { recordEvent } from '../events/outbox.store';
 import { Subscriber, findSubscriberForUpdate } from '../subscribers/subscriber.store';
 import { ChargingCaller } from './charging-outcome';
-import { ChargeRow, addToBalance, debitIfCovered, insertCharge, readBalance } from './charging.store';
+import { ChargeRow, chargeLockedSubscriber, creditLockedSubscriber, insertCharge } from './charging.store';
 import { ReturnCode } from './return-codes';
 
 /** An adjustment checked: the canonical MSISDN, the exact signed delta and the reason. */
@@ -87,8 +87,13 @@ export class BalanceAdjustmentService {
       throw new NotFoundError(`subscriber ${a.msisdn} not found`, {
         fields: [{ field: 'msisdn', description: 'names no subscriber of your tenant' }],
       });
-    await moveBalance(trx, sub, a.delta);
-    const balance = await readBalance(trx, sub.id);
+    const balance = a.delta.isNegative()
+      ? await chargeLockedSubscriber(trx, sub, Money.ZERO.sub(a.delta))
+      : await creditLockedSubscriber(trx, sub, a.delta);
+    if (!balance)
+      throw new BadUserInputError('a prepaid balance cannot go below zero', [
+        { field: 'amount', description: 'exceeds the prepaid balance' },
+      ]);
     const entry: Omit<ChargeRow, 'id'> = {
       tenantId: caller.tenantId,
       kind: 'adjustment',
@@ -117,20 +122,5 @@ export class BalanceAdjustmentService {
       },
     });
     return { subscriber: { ...sub, balance }, charge: { ...entry, id } };
-  }
-}
-
-/**
- * Adds `delta` to the subscriber's balance.
- * @throws BadUserInputError naming `amount` when it would take a prepaid balance below zero.
- */
-async function moveBalance(trx: Knex.Transaction, sub: Subscriber, delta: Money): Promise<void> {
-  if (delta.isNegative() && sub.paymentType === 'prepaid') {
-    if (!(await debitIfCovered(trx, sub.id, Money.ZERO.sub(delta))))
-      throw new BadUserInputError('a prepaid balance cannot go below zero', [
-        { field: 'amount', description: 'exceeds the prepaid balance' },
-      ]);
-  } else {
-    await addToBalance(trx, sub.id, delta);
   }
 }

@@ -260,8 +260,8 @@ export type LockedSubscriber = Pick<Subscriber, 'id' | 'paymentType' | 'balance'
  * The balance after is the locked read's less `amount`, without reading the row again (one
  * statement fewer per charge): until this transaction ends no other can change the row
  * (`FOR UPDATE` on MySQL/MariaDB, a Galera certification conflict reruns the whole transaction;
- * SQLite transactions and group-commit members run one at a time), and this transaction changes
- * it only here.
+ * SQLite transactions and group-commit members run one at a time), and this transaction does
+ * not change it between that read and this UPDATE.
  * @throws database failures, as the UPDATE raises them.
  */
 export async function chargeLockedSubscriber(
@@ -278,8 +278,8 @@ export async function chargeLockedSubscriber(
 }
 
 /**
- * Credits `amount` (decimal currency, exact, positive) to a locked subscriber (a refund,
- * CONTRACT §4) and answers the balance after, computed as {@link chargeLockedSubscriber} does.
+ * Credits `amount` (decimal currency, exact, not negative) to a locked subscriber (a refund,
+ * CONTRACT §4, or an operator's balance adjustment) and answers the balance after, computed as {@link chargeLockedSubscriber} does.
  * @throws database failures, as the UPDATE raises them.
  */
 export async function creditLockedSubscriber(
@@ -289,10 +289,4 @@ export async function creditLockedSubscriber(
 ): Promise<Money> {
   await addToBalance(trx, sub.id, amount);
   return sub.balance.add(amount);
-}
-
-/** The current balance of a subscriber. */
-export async function readBalance(db: Knex, subscriberId: number): Promise<Money> {
-  const r = await db('subscribers').select('balance_micros').where({ id: subscriberId }).first();
-  return Money.fromMicros(r.balance_micros);
 }
