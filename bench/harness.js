@@ -439,6 +439,29 @@ function introspection(via) {
   };
 }
 
+/** The subscribers the bench's ratings charge in turn (bench/data.js numbering). */
+const RATING_SUBSCRIBERS = { first: 0, count: 1000 };
+
+/**
+ * The bench's REST or GraphQL rating (`via` `rest` or `graphql`), as runLoad takes it: a
+ * catalogue content charged to {@link RATING_SUBSCRIBERS} in turn, each request with a new
+ * operationId `opPrefix`-pid-n (bench/requests.js `rating`), the bench client's Basic credentials.
+ */
+function rating(via, opPrefix) {
+  const data = require('./data');
+  return {
+    name: 'rating',
+    args: {
+      via,
+      auth: basic(data.CLIENT.username, data.CLIENT.password),
+      tenant: data.TENANT,
+      ...RATING_SUBSCRIBERS,
+      opPrefix,
+      lookup: data.RATING_LOOKUP,
+    },
+  };
+}
+
 module.exports = {
   ROOT,
   DIST,
@@ -457,6 +480,8 @@ module.exports = {
   Verdicts,
   basic,
   introspection,
+  RATING_SUBSCRIBERS,
+  rating,
   settle,
   sleep,
 };

@@ -30,11 +30,11 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { startEnv } = require('../scripts/start-flags');
 const {
-  basic,
   programArgs,
   freePort,
   firstOk,
   introspection,
+  rating,
   runLoad,
   settings,
   sleep,
@@ -87,26 +87,6 @@ async function startUnderCallgrind(url, out, env) {
   return { child, base };
 }
 
-/**
- * `via` `rating`: the bench's REST rating (bench/requests.js `rating`, as the `rating` scenario
- * sends it: 1,000 subscribers in turn, a new operationId each), so that a change to the charging
- * transaction compares on instructions per rating.
- */
-function ratings() {
-  return {
-    name: 'rating',
-    args: {
-      via: 'rest',
-      auth: basic(data.CLIENT.username, data.CLIENT.password),
-      tenant: data.TENANT,
-      first: 0,
-      count: 1000,
-      opPrefix: `callgrind-${process.pid}`,
-      lookup: data.RATING_LOOKUP,
-    },
-  };
-}
-
 /** Ir per function name from a callgrind output file (self cost), via callgrind_annotate. */
 function irByFunction(file) {
   const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
@@ -134,7 +114,7 @@ async function main() {
   const env = { ...process.env, USER: process.env.USER || 'bench', HOST: '127.0.0.1' };
   const { child, base } = await startUnderCallgrind(prep.url, out, env);
   try {
-    const request = via === 'rating' ? ratings() : introspection(via);
+    const request = via === 'rating' ? rating('rest', `callgrind-${process.pid}`) : introspection(via);
     const load = async (amount) => {
       const r = await runLoad(base, request, { amount, connections: 4, timeoutSeconds: 120 });
       if (r.bad || r.errors)

@@ -13,6 +13,8 @@ const {
   median,
   basic,
   introspection: introspectionRequest,
+  rating: ratingRequest,
+  RATING_SUBSCRIBERS,
   settle,
   sleep,
 } = require('./harness');
@@ -296,18 +298,8 @@ async function balanceSum(url, first, count) {
  */
 async function rating({ backend, url, s, verdicts }) {
   const run = `bench${Date.now()}`;
-  const subscribers = { first: 0, count: 1000 };
-  const request = (via, variant) => ({
-    name: 'rating',
-    args: {
-      via,
-      auth: AUTH,
-      tenant: data.TENANT,
-      ...subscribers,
-      opPrefix: `${run}-${variant}`,
-      lookup: data.RATING_LOOKUP,
-    },
-  });
+  const subscribers = RATING_SUBSCRIBERS;
+  const request = (via, variant) => ratingRequest(via, `${run}-${variant}`);
   const before = await balanceSum(url, subscribers.first, subscribers.count);
   let charged = 0;
   let cutOff = 0;
