@@ -9,6 +9,7 @@
  * - ./failure.ts: how a driver error shows to clients (`databaseFailureOf`) and write conflicts;
  * - ./retry.ts: transactions rerun after a write conflict, grouped writes;
  * - ./group-commit.ts: SQLite's shared COMMIT;
+ * - ./connection-transaction.ts: MySQL/MariaDB transactions without knex's transaction object;
  * - ./dialect.ts: dialect-dependent locking and the readiness ping;
  * - ./events.ts: what the layer reports for `/metrics` (src/metrics.ts counts it).
  */

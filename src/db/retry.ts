@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { remainingMs } from '../lib/request-scope';
+import { connectionTransaction } from './connection-transaction';
 import { dialectOf } from './dialect';
 import { databaseEvents } from './events';
 import { transactionConflictOf } from './failure';
@@ -55,8 +56,7 @@ export async function retryingTransaction<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const group = config === undefined ? groupCommitOf(db) : undefined;
-      return await (group ? group.run(scope) : db.transaction(scope, config));
+      return await oneTransaction(db, scope, config);
     } catch (err) {
       const conflict = transactionConflictOf(err);
       if (!conflict || attempt >= policy.attempts) throw err;
@@ -67,6 +67,24 @@ export async function retryingTransaction<T>(
       await sleep(backoff);
     }
   }
+}
+
+/**
+ * One attempt of {@link retryingTransaction}: in `db`'s group commit (SQLite), in
+ * `connectionTransaction` (MySQL/MariaDB, the root instance, `config` at most an isolation
+ * level), else in knex's own `db.transaction(scope, config)` (a nested one in a transaction).
+ */
+function oneTransaction<T>(
+  db: Knex,
+  scope: (trx: Knex.Transaction) => Promise<T>,
+  config: Knex.TransactionConfig | undefined,
+): Promise<T> {
+  const group = config === undefined ? groupCommitOf(db) : undefined;
+  if (group) return group.run(scope);
+  const onlyIsolation = config === undefined || Object.keys(config).every((key) => key === 'isolationLevel');
+  if (onlyIsolation && !db.isTransaction && dialectOf(db) === 'mysql')
+    return connectionTransaction(db, scope, config?.isolationLevel);
+  return db.transaction(scope, config);
 }
 
 /**
