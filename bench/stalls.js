@@ -22,6 +22,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { PerformanceObserver, performance } = require('node:perf_hooks');
+const { setInterval } = require('node:timers');
 
 /** In the gateway: records collections and stalls (see the header). */
 function record(file) {
@@ -60,7 +61,7 @@ async function main() {
   const url = backend === 'mariadb' ? h.settings().mariadbUrl : sqliteBenchUrl();
   const file = path.join(require('node:os').tmpdir(), `sg-bench-stalls-${process.pid}.json`);
   const gateway = await h.startServer('gateway', url, {
-    env: { STALLS_FILE: file, NODE_OPTIONS: `--require ${__filename}` },
+    env: { STALLS_FILE: file, NODE_OPTIONS: `--require ${path.join(__dirname, 'stalls.js')}` },
   });
   const request = h.rating('rest', `stalls${Date.now()}`);
   const windows = [];
