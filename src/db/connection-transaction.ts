@@ -66,8 +66,9 @@ function onConnection(db: Knex, connection: object): OnConnection {
  * (`SET TRANSACTION ISOLATION LEVEL …` when `isolationLevel` is given, `BEGIN`, then `COMMIT`, or
  * `ROLLBACK` when `scope` throws) without knex's transaction object: knex builds one for every
  * transaction (a transaction, a client and a knex instance, about 200 closures, and its
- * properties redefined: 21 µs of CPU per rating, and 41 % of the bytes a MariaDB rating load
- * promoted to V8's old generation; docs/benchmarks.md). Here each pooled connection has one
+ * properties redefined; 41 % of the bytes a MariaDB rating load promoted to V8's old
+ * generation): the gateway's CPU per MariaDB rating is about 15 % lower without it
+ * (docs/benchmarks.md "MariaDB transactions without knex's transaction object"). Here each pooled connection has one
  * knex instance for all its transactions ({@link onConnection}).
  *
  * `scope`'s `trx` runs queries, raw statements and nested transactions (savepoints) as a knex
@@ -76,11 +77,14 @@ function onConnection(db: Knex, connection: object): OnConnection {
  * must await every statement it starts: one still running after it returned is refused once the
  * connection is back in the pool.
  *
- * A ROLLBACK that fails, or a `SET TRANSACTION` whose BEGIN was not sent or failed (its isolation
- * level would apply to the connection's next transaction), marks the connection disposed: the
- * pool destroys it instead of lending it again.
- * @throws `scope`'s own error (after the ROLLBACK); the BEGIN's or COMMIT's error (a COMMIT past
- *   its bound: DeadlineExceededError `commit` with `outcomeUnknown`, or DatabaseTimeoutError,
+ * A COMMIT that fails is followed by a ROLLBACK too: knex's transaction sends none, so a COMMIT
+ * the request's deadline kept from being sent left the transaction open on the pooled connection,
+ * its writes then committed by the connection's next BEGIN although the client was told they were
+ * not made. A ROLLBACK that fails, or a `SET TRANSACTION` whose BEGIN was not sent or failed (its
+ * isolation level would apply to the connection's next transaction), marks the connection
+ * disposed: the pool destroys it instead of lending it again.
+ * @throws `scope`'s own error (after the ROLLBACK); the BEGIN's or COMMIT's error (after the
+ *   ROLLBACK; a COMMIT refused at the deadline: DeadlineExceededError `statement`; past its bound: DeadlineExceededError `commit` with `outcomeUnknown`, or DatabaseTimeoutError,
  *   ./bound-client.ts); the pool's acquire error (DeadlineExceededError `connection`, tarn's
  *   timeout, a failed connect).
  */
@@ -102,10 +106,14 @@ export async function connectionTransaction<T>(
       if (isolationLevel !== undefined) dispose(client, connection, err);
       throw err;
     }
-    let value: T;
     try {
-      value = await scope(trx);
+      const value = await scope(trx);
+      await trx.raw('COMMIT');
+      return value;
     } catch (err) {
+      // After `scope`'s error, or a COMMIT that failed: one refused before it was sent (the
+      // request's deadline had passed) left the transaction open, and the connection's next
+      // BEGIN would commit it. A ROLLBACK is always sent (./bound-client.ts).
       try {
         await trx.raw('ROLLBACK');
       } catch (rollbackFailed) {
@@ -113,8 +121,6 @@ export async function connectionTransaction<T>(
       }
       throw err;
     }
-    await trx.raw('COMMIT');
-    return value;
   } finally {
     held.lent = false;
     void client.releaseConnection(connection);

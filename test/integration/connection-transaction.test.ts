@@ -1,5 +1,6 @@
 import { connectionTransaction } from '../../src/db/connection-transaction';
-import { lockingTransaction } from '../../src/db/knex';
+import { DEFAULT_DB_LIMITS, createKnex, lockingTransaction } from '../../src/db/knex';
+import { isDeadlineExceeded, runInRequestScope } from '../../src/lib/request-scope';
 import { TestDb, createTestDb, reopenTestDb } from '../helpers/db';
 
 /**
@@ -149,6 +150,25 @@ describe('connectionTransaction on MariaDB', () => {
     expect(await connectionTransaction(t.db, (trx) => threadId(trx))).not.toBe(killed);
     expect(await rows()).toEqual([]);
     expect(pool().numUsed()).toBe(0);
+  });
+
+  it("rolls back after a COMMIT the request's deadline kept from being sent: the connection's next BEGIN does not commit those writes", async () => {
+    if (!onMysql()) return;
+    // One connection, so the next transaction surely gets the same one.
+    const one = createKnex(t.url, { ...DEFAULT_DB_LIMITS, poolMax: 1 });
+    try {
+      const err = await runInRequestScope(50, () =>
+        connectionTransaction(one, async (trx) => {
+          await trx(PROBE).insert({ id: 1, n: 1 });
+          await new Promise((resolve) => setTimeout(resolve, 80)); // the scope ends past its deadline
+        }),
+      ).catch((e: unknown) => e);
+      expect(isDeadlineExceeded(err)).toBe(true);
+      await connectionTransaction(one, (trx) => trx(PROBE).insert({ id: 2, n: 2 }));
+      expect(await rows()).toEqual([[2, 2]]);
+    } finally {
+      await one.destroy();
+    }
   });
 
   it('is what lockingTransaction runs on MariaDB, and 40 concurrent increments of one row lose none', async () => {
