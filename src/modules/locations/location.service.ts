@@ -1,6 +1,7 @@
 import { Knex } from 'knex';
 import { BadUserInputError, FieldError, NotFoundError } from '../../errors';
 import type { KeysetPage } from '../../db/keyset';
+import { retryingTransaction } from '../../db/knex';
 import { LocationLoaders, ratesOfLocations } from './location.loaders';
 import { bumpLocationVersion, locationVersion } from './location-version.store';
 import {
@@ -311,22 +312,29 @@ export class LocationService {
     return findLocationInfo(this.db, tenantId, name);
   }
 
-  /** ADMIN: creates or updates a location; given child lists replace the existing ones. */
+  /**
+   * ADMIN: creates or updates a location; given child lists replace the existing ones. One
+   * transaction (`retryingTransaction`: rerun whole after a deadlock or certification conflict).
+   */
   async upsert(tenantId: number, tree: LocationTree): Promise<LocationRow> {
-    return this.db.transaction(async (trx) => (await upsertLocationTree(trx, tenantId, tree, true)).location);
+    return retryingTransaction(
+      this.db,
+      async (trx) => (await upsertLocationTree(trx, tenantId, tree, true)).location,
+    );
   }
 
-  /** ADMIN: creates or updates a location info type. */
+  /** ADMIN: creates or updates a location info type (one transaction, as {@link upsert}). */
   async upsertInfoType(tenantId: number, input: InfoTypeInput): Promise<LocationInfoTypeRow> {
-    return this.db.transaction(async (trx) => (await upsertInfoType(trx, tenantId, input)).type);
+    return retryingTransaction(this.db, async (trx) => (await upsertInfoType(trx, tenantId, input)).type);
   }
 
   /**
-   * ADMIN: deletes a location with its rates, infos and profiles; returns the deleted row.
+   * ADMIN: deletes a location with its rates, infos and profiles; returns the deleted row (one
+   * transaction, as {@link upsert}).
    * @throws NotFoundError when the tenant has no location of that name.
    */
   async delete(tenantId: number, name: string): Promise<LocationRow> {
-    return this.db.transaction(async (trx) => {
+    return retryingTransaction(this.db, async (trx) => {
       const loc = await findLocation(trx, tenantId, name);
       if (!loc)
         throw new NotFoundError(`location ${name} not found`, {
