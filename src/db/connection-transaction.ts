@@ -39,25 +39,22 @@ const onConnections = new WeakMap<object, OnConnection>();
  * on a connection the pool lent to someone else).
  */
 function onConnection(db: Knex, connection: object): OnConnection {
-  let found = onConnections.get(connection);
+  const found = onConnections.get(connection);
   if (found) return found;
   const root = db.client as Knex.Client;
   const client = Object.create(root) as Knex.Client & PoolingClient & { transacting: boolean };
   EventEmitter.call(client); // listeners of its own, not added to the root client's
   for (const event of STATEMENT_EVENTS) client.on(event, (...args: unknown[]) => root.emit(event, ...args));
-  const state: OnConnection = { trx: undefined as never, lent: false };
   client.transacting = true;
   client.acquireConnection = () =>
-    state.lent
+    held.lent
       ? Promise.resolve(connection)
       : Promise.reject(new Error('statement sent on a transaction that has ended (an unawaited query?)'));
   client.releaseConnection = () => Promise.resolve();
-  const trx = makeKnex(client) as Knex.Transaction;
-  trx.isTransaction = true;
-  state.trx = trx;
-  found = state;
-  onConnections.set(connection, found);
-  return found;
+  const held: OnConnection = { trx: makeKnex(client) as Knex.Transaction, lent: false };
+  held.trx.isTransaction = true;
+  onConnections.set(connection, held);
+  return held;
 }
 
 /**
@@ -68,8 +65,8 @@ function onConnection(db: Knex, connection: object): OnConnection {
  * transaction (a transaction, a client and a knex instance, about 200 closures, and its
  * properties redefined; 41 % of the bytes a MariaDB rating load promoted to V8's old
  * generation): the gateway's CPU per MariaDB rating is about 15 % lower without it
- * (docs/benchmarks.md "MariaDB transactions without knex's transaction object"). Here each pooled connection has one
- * knex instance for all its transactions ({@link onConnection}).
+ * (docs/benchmarks.md "MariaDB transactions without knex's transaction object"). Here each
+ * pooled connection has one knex instance for all its transactions ({@link onConnection}).
  *
  * `scope`'s `trx` runs queries, raw statements and nested transactions (savepoints) as a knex
  * transaction does; it has no `commit`, `rollback`, `savepoint`, `isCompleted` or
@@ -84,7 +81,8 @@ function onConnection(db: Knex, connection: object): OnConnection {
  * isolation level would apply to the connection's next transaction), marks the connection
  * disposed: the pool destroys it instead of lending it again.
  * @throws `scope`'s own error (after the ROLLBACK); the BEGIN's or COMMIT's error (after the
- *   ROLLBACK; a COMMIT refused at the deadline: DeadlineExceededError `statement`; past its bound: DeadlineExceededError `commit` with `outcomeUnknown`, or DatabaseTimeoutError,
+ *   ROLLBACK; a COMMIT refused at the deadline: DeadlineExceededError `statement`; past its
+ *   bound: DeadlineExceededError `commit` with `outcomeUnknown`, or DatabaseTimeoutError,
  *   ./bound-client.ts); the pool's acquire error (DeadlineExceededError `connection`, tarn's
  *   timeout, a failed connect).
  */

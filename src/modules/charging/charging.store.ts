@@ -279,7 +279,8 @@ export async function chargeLockedSubscriber(
 
 /**
  * Credits `amount` (decimal currency, exact, not negative) to a locked subscriber (a refund,
- * CONTRACT §4, or an operator's balance adjustment) and answers the balance after, computed as {@link chargeLockedSubscriber} does.
+ * CONTRACT §4, or an operator's balance adjustment) and answers the balance after, computed as
+ * {@link chargeLockedSubscriber} does.
  * @throws database failures, as the UPDATE raises them.
  */
 export async function creditLockedSubscriber(
