@@ -49,6 +49,11 @@ const COMMIT_GRACE_MS = 250;
 const DROPPED = Symbol('dropped after a statement timeout');
 
 type QueryFn = (connection: unknown, obj: unknown) => Promise<unknown>;
+/**
+ * knex's own `_query` of the dialect on the statement's connection: sends the statement, or
+ * `other` (a statement object: {@link rollBackRefusedCommit}'s ROLLBACK) in its place.
+ */
+type KnexQuery = (other?: unknown) => Promise<unknown>;
 type AcquireFn = () => Promise<unknown>;
 /** A knex dialect client class (knex exposes them only by path). */
 export type ClientClass = new (config: Knex.Config) => Knex.Client;
@@ -91,8 +96,9 @@ export function boundClient(dialect: Dialect, limits: DbLimits): ClientClass {
 function boundQueries(Bounded: ClientClass, Base: ClientClass, dialect: Dialect, limits: DbLimits): void {
   const base = (Base.prototype as unknown as { _query: QueryFn })._query;
   (Bounded.prototype as unknown as { _query: QueryFn })._query = function (this: unknown, connection, obj) {
-    const knexQuery = (): Promise<unknown> => base.call(this, connection, obj);
-    const sent = (): Promise<unknown> => boundStatement(connection, obj, knexQuery, dialect, limits);
+    const knexQuery: KnexQuery = (other = obj) => base.call(this, connection, other);
+    const sent = (): Promise<unknown> =>
+      boundStatement(this as PooledClient, connection, obj, knexQuery, dialect, limits);
     const span = tracingActive() ? startChildSpan(...statementSpan(dialect, obj)) : undefined;
     return span ? settleSpan(span, sent()) : sent();
   };
@@ -115,16 +121,17 @@ function statementSpan(dialect: Dialect, obj: unknown): Parameters<typeof startC
 /**
  * Sends one statement (`obj`: on MySQL through ./mysql.ts `sendMysql`, else knex's own `_query`,
  * `knexQuery`) within the request's deadline: unbounded outside a request or with
- * no statement timeout; refused once the deadline has passed (a ROLLBACK is always sent); on
- * MySQL refused on a connection this bound dropped, else run within {@link runWithin} of
- * min(statement timeout, time left; COMMIT_GRACE_MS more for a COMMIT; a ROLLBACK gets the
- * statement timeout).
+ * no statement timeout; refused once the deadline has passed (a ROLLBACK is always sent; a
+ * COMMIT refused is answered by {@link rollBackRefusedCommit}); on MySQL refused on a connection
+ * this bound dropped, else run within {@link runWithin} of min(statement timeout, time left;
+ * COMMIT_GRACE_MS more for a COMMIT; a ROLLBACK gets the statement timeout).
  * @throws DeadlineExceededError (`statement`) when the deadline had passed before it was sent.
  */
 function boundStatement(
+  client: PooledClient,
   connection: unknown,
   obj: unknown,
-  knexQuery: () => Promise<unknown>,
+  knexQuery: KnexQuery,
   dialect: Dialect,
   limits: DbLimits,
 ): Promise<unknown> {
@@ -134,12 +141,14 @@ function boundStatement(
   const sql = typeof obj === 'string' ? obj : ((obj as { sql?: string } | undefined)?.sql ?? '');
   const rollback = /^\s*rollback/i.test(sql);
   const commit = /^\s*commit/i.test(sql);
-  if (left <= 0 && !rollback)
-    return Promise.reject(
-      new DeadlineExceededError('statement', {
-        message: 'request deadline passed before the statement was sent',
-      }),
-    );
+  if (left <= 0 && !rollback) {
+    const refused = new DeadlineExceededError('statement', {
+      message: 'request deadline passed before the statement was sent',
+    });
+    return commit
+      ? rollBackRefusedCommit(client, connection, knexQuery, dialect, limits, refused)
+      : Promise.reject(refused);
+  }
   if (dialect === 'sqlite') return knexQuery();
   // A connection this bound dropped takes no further statement (its ROLLBACK would wait on a
   // dead socket); the server already rolled its transaction back when it went away.
@@ -148,6 +157,52 @@ function boundStatement(
   const bound = rollback ? limits.statementTimeoutMs : left + (commit ? COMMIT_GRACE_MS : 0);
   const budget = Math.min(limits.statementTimeoutMs, bound);
   return runWithin(connection, obj, knexQuery, budget, commit, budget < limits.statementTimeoutMs);
+}
+
+/**
+ * A COMMIT refused at the request's deadline (before it was sent) leaves its transaction open on
+ * the connection, and knex's transaction sends no ROLLBACK after a COMMIT that failed: the pool
+ * would lend the connection with the transaction still open (on MySQL its next BEGIN commits
+ * those writes although the client was told they were not made, and autocommit statements join
+ * it; on SQLite's one connection the next BEGIN fails). So a ROLLBACK is sent in its place, bound
+ * as every ROLLBACK is, and the COMMIT then fails with `refused`. A ROLLBACK that fails marks the
+ * connection disposed ({@link disposeConnection}). (With SQLite's group commit, the default, the
+ * group's COMMIT runs outside any request and is never refused.)
+ * @throws `refused` (DeadlineExceededError `statement`), always, once the ROLLBACK has settled.
+ */
+function rollBackRefusedCommit(
+  client: PooledClient,
+  connection: unknown,
+  knexQuery: KnexQuery,
+  dialect: Dialect,
+  limits: DbLimits,
+  refused: DeadlineExceededError,
+): Promise<never> {
+  const rollback = { sql: 'ROLLBACK', bindings: [] };
+  const sendRollback: KnexQuery = (other = rollback) => knexQuery(other);
+  return boundStatement(client, connection, rollback, sendRollback, dialect, limits).then(
+    () => Promise.reject(refused),
+    (err: unknown) => {
+      disposeConnection(client, connection as object, err);
+      return Promise.reject(refused);
+    },
+  );
+}
+
+/**
+ * Marks a pooled `connection` disposed (knex's own mark, `__knex__disposed`, read by the pool's
+ * validation, which logs it): the pool destroys it instead of lending it again. For a connection
+ * whose transaction state is unknown (a ROLLBACK that failed). One that is already gone (dropped
+ * at a statement's bound, closed by the server) fails `validateConnection` by itself and is not
+ * marked.
+ */
+export function disposeConnection(
+  client: Pick<PooledClient, 'validateConnection'>,
+  connection: object,
+  reason: unknown,
+): void {
+  if (client.validateConnection(connection))
+    (connection as { __knex__disposed?: unknown }).__knex__disposed ??= reason;
 }
 
 /**

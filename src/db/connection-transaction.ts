@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
+import { disposeConnection } from './bound-client';
 
 // knex exposes the function that makes a knex instance of a client only by path.
 const makeKnex = require('knex/lib/knex-builder/make-knex') as (client: Knex.Client) => Knex;
@@ -10,11 +11,6 @@ interface PoolingClient {
   releaseConnection(connection: object): Promise<void>;
   /** The dialect's check the pool runs before lending a connection (false: destroyed instead). */
   validateConnection(connection: object): boolean;
-}
-
-/** What knex reads on a pooled connection: set, the pool destroys it instead of lending it again. */
-interface PooledConnection {
-  __knex__disposed?: unknown;
 }
 
 /** A pooled connection's own knex instance and whether a transaction holds the connection now. */
@@ -74,14 +70,13 @@ function onConnection(db: Knex, connection: object): OnConnection {
  * must await every statement it starts: one still running after it returned is refused once the
  * connection is back in the pool.
  *
- * A COMMIT that fails is followed by a ROLLBACK too: knex's transaction sends none, so a COMMIT
- * the request's deadline kept from being sent left the transaction open on the pooled connection,
- * its writes then committed by the connection's next BEGIN although the client was told they were
- * not made. A ROLLBACK that fails, or a `SET TRANSACTION` whose BEGIN was not sent or failed (its
+ * A ROLLBACK that fails, or a `SET TRANSACTION` whose BEGIN was not sent or failed (its
  * isolation level would apply to the connection's next transaction), marks the connection
- * disposed: the pool destroys it instead of lending it again.
- * @throws `scope`'s own error (after the ROLLBACK); the BEGIN's or COMMIT's error (after the
- *   ROLLBACK; a COMMIT refused at the deadline: DeadlineExceededError `statement`; past its
+ * disposed: the pool destroys it instead of lending it again. A COMMIT refused at the request's
+ * deadline is rolled back by the statement bound itself (./bound-client.ts
+ * `rollBackRefusedCommit`), as for knex's own transactions.
+ * @throws `scope`'s own error (after the ROLLBACK); the BEGIN's or COMMIT's error (a COMMIT
+ *   refused at the deadline: DeadlineExceededError `statement`, after its ROLLBACK; past its
  *   bound: DeadlineExceededError `commit` with `outcomeUnknown`, or DatabaseTimeoutError,
  *   ./bound-client.ts); the pool's acquire error (DeadlineExceededError `connection`, tarn's
  *   timeout, a failed connect).
@@ -101,35 +96,25 @@ export async function connectionTransaction<T>(
       if (isolationLevel !== undefined) await trx.raw(`SET TRANSACTION ISOLATION LEVEL ${isolationLevel}`);
       await trx.raw('BEGIN');
     } catch (err) {
-      if (isolationLevel !== undefined) dispose(client, connection, err);
+      if (isolationLevel !== undefined) disposeConnection(client, connection, err);
       throw err;
     }
+    let value: T;
     try {
-      const value = await scope(trx);
-      await trx.raw('COMMIT');
-      return value;
+      value = await scope(trx);
     } catch (err) {
-      // After `scope`'s error, or a COMMIT that failed: one refused before it was sent (the
-      // request's deadline had passed) left the transaction open, and the connection's next
-      // BEGIN would commit it. A ROLLBACK is always sent (./bound-client.ts).
+      // A ROLLBACK is always sent, past the request's deadline too (./bound-client.ts).
       try {
         await trx.raw('ROLLBACK');
       } catch (rollbackFailed) {
-        dispose(client, connection, rollbackFailed);
+        disposeConnection(client, connection, rollbackFailed);
       }
       throw err;
     }
+    await trx.raw('COMMIT');
+    return value;
   } finally {
     held.lent = false;
     void client.releaseConnection(connection);
   }
-}
-
-/**
- * Marks `connection` disposed (knex's own mark, read by the pool's validation, which logs it):
- * it is destroyed, not lent again. A connection that is already gone (dropped at a statement's
- * bound, closed by the server) fails the validation by itself and is not marked.
- */
-function dispose(client: PoolingClient, connection: object, reason: unknown): void {
-  if (client.validateConnection(connection)) (connection as PooledConnection).__knex__disposed ??= reason;
 }
