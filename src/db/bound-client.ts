@@ -365,13 +365,84 @@ function synchronousValidate(Bounded: ClientClass, Base: ClientClass): void {
       !poolConfig?.maxConnectionLifetimeMillis &&
       typeof this.config.connection !== 'function';
     if (knexOnly)
-      tarn.validate = (connection: { __knex__disposed?: unknown }) => {
-        if (connection.__knex__disposed) {
-          this.logger.warn(`Connection Error: ${String(connection.__knex__disposed)}`);
-          return false;
-        }
-        return this.validateConnection(connection);
-      };
+      tarn.validate = Object.assign(
+        (connection: { __knex__disposed?: unknown }) => {
+          if (connection.__knex__disposed) {
+            this.logger.warn(`Connection Error: ${String(connection.__knex__disposed)}`);
+            return false;
+          }
+          return this.validateConnection(connection);
+        },
+        { [SYNCHRONOUS]: true as const },
+      );
     return tarn;
   };
+}
+
+/** On the pool `validate` {@link synchronousValidate} installs: it answers at once (a boolean). */
+const SYNCHRONOUS = Symbol('validates synchronously');
+
+/** The parts of knex's tarn pool (tarn 3.1, lib/Pool.js) {@link takeIdleConnection} reads and moves. */
+interface TarnInternals {
+  destroyed: boolean;
+  /** Idle connections (tarn `Resource`s), the last one lent first. */
+  free: Array<{ resource: object }>;
+  /** Lent connections; `release` finds a connection here and moves it back to `free`. */
+  used: Array<{ resource: object }>;
+  pendingAcquires: unknown[];
+  validate: ((connection: object) => unknown) & { [SYNCHRONOUS]?: true };
+  emitter: { listenerCount(event: string): number };
+  /** Starts the idle-connection reaper (once), as tarn does when it lends a connection. */
+  _startReaping(): void;
+  release(connection: object): boolean;
+}
+
+/**
+ * An idle pooled connection of `client` (a root knex client, not a transaction's), taken at
+ * once, synchronously, for one statement; give it back with {@link releaseTakenConnection}.
+ * Undefined when the pool cannot lend one that way (or the request's deadline has passed: the
+ * pool's acquire then fails with DeadlineExceededError `connection`, {@link boundAcquire}): it
+ * is destroyed, has no idle connection, has
+ * requests waiting (they come first), validates with a function of the configuration's own (it
+ * may answer later), has `acquire…` event listeners (tarn's events are not emitted here), or
+ * its next idle connection is disposed or fails the dialect's `validateConnection` (the pool's
+ * own acquire then destroys it and lends or makes another). The caller then acquires through
+ * the pool as usual.
+ *
+ * What tarn's acquire does with an idle connection, without its promises: tarn 3.1 queues a
+ * pending operation (a deferred and a timeout wrapper), validates through another, and knex's
+ * `acquireConnection` awaits it: about 20 promises per acquire, each also running the request
+ * scope's hook under Node 20 (issue 33: a MariaDB read made three times the promises of an
+ * SQLite one). Like tarn it lends the most recently freed connection and moves it to the lent
+ * ones, starts the reaper, and, like knex, hides the password in the connection's settings.
+ */
+export function takeIdleConnection(client: Knex.Client): object | undefined {
+  const pool = (client as { pool?: TarnInternals }).pool;
+  if (
+    pool === undefined ||
+    remainingMs() <= 0 ||
+    pool.destroyed ||
+    pool.pendingAcquires.length > 0 ||
+    pool.validate[SYNCHRONOUS] !== true ||
+    pool.emitter.listenerCount('acquireRequest') > 0 ||
+    pool.emitter.listenerCount('acquireSuccess') > 0
+  )
+    return undefined;
+  const idle = pool.free[pool.free.length - 1];
+  if (idle === undefined) return undefined;
+  if ((idle.resource as { __knex__disposed?: unknown }).__knex__disposed || !pool.validate(idle.resource))
+    return undefined;
+  pool.free.pop();
+  pool.used.push(idle);
+  pool._startReaping();
+  return hideCredentials(idle.resource) as object;
+}
+
+/**
+ * Gives a connection {@link takeIdleConnection} took back to the pool (tarn's `release`, which
+ * lends it to the next waiting request, if any), as knex's `releaseConnection` does without the
+ * promise it answers.
+ */
+export function releaseTakenConnection(client: Knex.Client, connection: object): void {
+  (client as unknown as { pool?: TarnInternals }).pool?.release(connection);
 }

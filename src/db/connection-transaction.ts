@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
-import { disposeConnection } from './bound-client';
+import { disposeConnection, releaseTakenConnection, takeIdleConnection } from './bound-client';
 
 // knex exposes the function that makes a knex instance of a client only by path.
 const makeKnex = require('knex/lib/knex-builder/make-knex') as (client: Knex.Client) => Knex;
@@ -62,7 +62,9 @@ function onConnection(db: Knex, connection: object): OnConnection {
  * properties redefined; 41 % of the bytes a MariaDB rating load promoted to V8's old
  * generation): the gateway's CPU per MariaDB rating is about 15 % lower without it
  * (docs/benchmarks.md "MariaDB transactions without knex's transaction object"). Here each
- * pooled connection has one knex instance for all its transactions ({@link onConnection}).
+ * pooled connection has one knex instance for all its transactions ({@link onConnection}). The
+ * connection is an idle one taken from the pool at once when there is one
+ * (./bound-client.ts `takeIdleConnection`: none of the pool acquire's promises), else the pool's.
  *
  * `scope`'s `trx` runs queries, raw statements and nested transactions (savepoints) as a knex
  * transaction does; it has no `commit`, `rollback`, `savepoint`, `isCompleted` or
@@ -87,7 +89,7 @@ export async function connectionTransaction<T>(
   isolationLevel?: Knex.IsolationLevels,
 ): Promise<T> {
   const client = db.client as unknown as PoolingClient;
-  const connection = await client.acquireConnection();
+  const connection = takeIdleConnection(db.client) ?? (await client.acquireConnection());
   const held = onConnection(db, connection);
   held.lent = true;
   try {
@@ -115,6 +117,6 @@ export async function connectionTransaction<T>(
     return value;
   } finally {
     held.lent = false;
-    void client.releaseConnection(connection);
+    releaseTakenConnection(db.client, connection);
   }
 }

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { Knex } from 'knex';
 import { remainingMs } from '../lib/request-scope';
 import { tracingActive } from '../lib/tracing';
-import { connectionWaitPastDeadline } from './bound-client';
+import { connectionWaitPastDeadline, releaseTakenConnection, takeIdleConnection } from './bound-client';
 import { dialectOf } from './dialect';
 import { PREPARED } from './mysql';
 import { SqliteConnection, idleSqliteConnection } from './sqlite';
@@ -26,6 +26,10 @@ import { SqliteConnection, idleSqliteConnection } from './sqlite';
  * acquire does. A driver error is the driver's own (knex would prefix the SQL with its bound
  * values to the message; the code, which `databaseFailureOf` reads, is the same).
  *
+ * On MySQL/MariaDB outside a transaction, an idle pooled connection is taken at once and the
+ * statement sent through the bounded client alone, without the pool's and knex's promises
+ * ({@link mysqlRows}), with the same bounds, event and errors.
+ *
  * Otherwise the statement runs through the knex client's bounded `_query` (see `boundClient` in
  * `./bound-client.ts`), so the request deadline and DB_STATEMENT_TIMEOUT_MS bound it, a MySQL connection
  * past its bound is destroyed and the failure is a DatabaseTimeoutError (DB_STATEMENT_TIMEOUT_MS) or
@@ -38,6 +42,7 @@ import { SqliteConnection, idleSqliteConnection } from './sqlite';
  * @throws whatever the driver or the bound throws (classify with `databaseFailureOf`).
  */
 export function preparedRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
+  if (dialectOf(db) === 'mysql') return mysqlRows(db, sql, bindings);
   const idle = tracingActive() ? undefined : idleSqliteConnection(db);
   if (idle === undefined) return pooledRows(db, sql, bindings);
   try {
@@ -65,6 +70,43 @@ function rowsNow<R>(db: Knex, connection: SqliteConnection, sql: string, binding
 }
 
 const PREPARED_OPTIONS = { [PREPARED]: true };
+
+/**
+ * {@link preparedRows} on MySQL/MariaDB: outside a transaction, on an idle pooled connection
+ * taken at once (`takeIdleConnection` in ./bound-client.ts: no pool promises) and sent through
+ * the bounded client's `_query` (the request's deadline, DB_STATEMENT_TIMEOUT_MS and the
+ * statement span as for every statement), without knex's query path around it: one promise for
+ * the statement and one for the rows, where the pool and knex's `query` made about 25 (issue 33).
+ * It emits knex's `query` event when someone listens. A driver
+ * error is the driver's own (knex would prefix the SQL with its bound values to the message; the
+ * code, which `databaseFailureOf` reads, is the same). Otherwise (a transaction, or no idle
+ * connection to take, or the request's deadline has passed) {@link pooledRows}.
+ */
+function mysqlRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
+  const client = db.client as Knex.Client & KnexClientInternals;
+  const connection = db.isTransaction ? undefined : takeIdleConnection(client);
+  if (connection === undefined) return pooledRows(db, sql, bindings);
+  const obj = { sql, bindings: [...bindings], method: 'select', options: PREPARED_OPTIONS };
+  if ((db as unknown as EventEmitter).listenerCount('query') > 0)
+    client.emit('query', { __knexUid: (connection as { __knexUid?: string }).__knexUid, ...obj });
+  let querying: Promise<unknown>;
+  try {
+    querying = client._query(connection, obj);
+  } catch (err) {
+    releaseTakenConnection(client, connection);
+    return Promise.reject(err);
+  }
+  return querying.then(
+    (done) => {
+      releaseTakenConnection(client, connection);
+      return ((done as { response: unknown }).response as [R[]])[0];
+    },
+    (err: unknown) => {
+      releaseTakenConnection(client, connection);
+      throw err;
+    },
+  );
+}
 
 /**
  * {@link preparedRows} through the pool and knex's bounded query path. Two `then`s, not an async
@@ -107,6 +149,8 @@ interface KnexClientInternals {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<void>;
   query(connection: unknown, obj: Record<string, unknown>): Promise<unknown>;
+  /** The dialect's statement send (the bounded one of ./bound-client.ts), without knex's query path. */
+  _query(connection: unknown, obj: Record<string, unknown>): Promise<unknown>;
   /** better-sqlite3's binding conversion (knex lib/dialects/better-sqlite3). */
   _formatBindings(bindings: readonly unknown[]): unknown[];
   emit(event: 'query', obj: Record<string, unknown>): boolean;

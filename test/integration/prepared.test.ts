@@ -115,6 +115,71 @@ describe('preparedRows on the real database', () => {
     });
   });
 
+  // src/db/bound-client.ts takeIdleConnection: on MySQL a prepared read outside a transaction
+  // takes an idle pooled connection at once (no pool acquire and its promises), waits in the
+  // pool's queue like any statement when none is idle, and never takes a disposed one.
+  it('on MySQL: reads on an idle pooled connection without a pool acquire, waits while a transaction holds it, skips a disposed one', async () => {
+    if (t.dialect !== 'mysql') return;
+    const db = createKnex(t.url, { ...DEFAULT_DB_LIMITS, poolMax: 1 });
+    const client = db.client as {
+      acquireConnection(): Promise<unknown>;
+      pool: {
+        numUsed(): number;
+        numFree(): number;
+        free: Array<{ resource: { __knex__disposed?: unknown } }>;
+      };
+    };
+    const acquire = client.acquireConnection;
+    let acquires = 0;
+    client.acquireConnection = function (this: unknown) {
+      acquires++;
+      return acquire.call(this);
+    };
+    const statements: string[] = [];
+    db.on('query', (q: { sql: string }) => statements.push(q.sql));
+    const ids = async (name: string) => (await byName(db, name)).map((r) => Number(r.id));
+    const threadId = async () =>
+      Number((await preparedRows<{ id: number }>(db, 'select connection_id() as id', []))[0].id);
+    try {
+      expect(await ids('acme')).toEqual([1]); // no idle connection yet: the pool makes one
+      expect(acquires).toBe(1);
+      const first = await threadId();
+      for (let i = 0; i < 3; i++) expect(await ids('acme')).toEqual([1]);
+      expect(await threadId()).toBe(first);
+      expect(acquires).toBe(1);
+      expect(statements.filter((sql) => sql.startsWith('select id, name'))).toHaveLength(4);
+      expect([client.pool.numUsed(), client.pool.numFree()]).toEqual([0, 1]);
+
+      let commit!: () => void;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      const trx = db.transaction(async (tx) => {
+        await tx('tenants').insert({ id: 4, name: 'held-mysql', created_at: 0 });
+        await held;
+      });
+      await waitFor(() => client.pool.numUsed() === 1, { what: 'the transaction to hold the connection' });
+      let read: number[] | undefined;
+      const reading = ids('held-mysql').then((r) => (read = r));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(read).toBeUndefined(); // waiting in the pool's queue
+      expect(acquires).toBe(3);
+      commit();
+      await trx;
+      await reading;
+      expect(read).toEqual([4]);
+      expect([client.pool.numUsed(), client.pool.numFree()]).toEqual([0, 1]);
+
+      // A disposed idle connection is not taken: the pool's acquire destroys it and makes another.
+      client.pool.free[0].resource.__knex__disposed = new Error('disposed by the test');
+      expect(await threadId()).not.toBe(first);
+      expect(acquires).toBe(4);
+      expect(await ids('acme')).toEqual([1]);
+      expect(acquires).toBe(4);
+    } finally {
+      await db.destroy();
+      await t.db('tenants').where({ id: 4 }).delete();
+    }
+  });
+
   it('on MySQL: a statement past the request deadline destroys its connection and the pool goes on', async () => {
     if (t.dialect !== 'mysql') return;
     const db = createKnex(t.url, { ...DEFAULT_DB_LIMITS, statementTimeoutMs: 5000, poolMax: 1 });
