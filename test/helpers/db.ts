@@ -69,3 +69,15 @@ export async function dumpTables(db: Knex, tables: string[]): Promise<Record<str
   for (const t of tables) out[t] = (await db(t).select('*').orderBy('id')).map((r) => ({ ...r }));
   return out;
 }
+
+/**
+ * Creates the probe table `name` of the transaction tests (`id` integer primary key, `n` integer
+ * not null) and answers a reader of its rows as `[id, n]` pairs in `id` order.
+ */
+export async function createProbeTable(db: Knex, name: string): Promise<() => Promise<number[][]>> {
+  await db.schema.createTable(name, (tb) => {
+    tb.integer('id').primary();
+    tb.integer('n').notNullable();
+  });
+  return async () => (await db(name).orderBy('id')).map((r) => [Number(r.id), Number(r.n)]);
+}

@@ -1,7 +1,7 @@
 import { connectionTransaction } from '../../src/db/connection-transaction';
 import { DEFAULT_DB_LIMITS, createKnex, lockingTransaction } from '../../src/db/knex';
 import { isDeadlineExceeded, runInRequestScope } from '../../src/lib/request-scope';
-import { TestDb, createTestDb, reopenTestDb } from '../helpers/db';
+import { TestDb, createProbeTable, createTestDb, reopenTestDb } from '../helpers/db';
 
 /**
  * connectionTransaction (src/db/connection-transaction.ts): MySQL/MariaDB transactions on a
@@ -11,22 +11,19 @@ import { TestDb, createTestDb, reopenTestDb } from '../helpers/db';
  */
 describe('connectionTransaction on MariaDB', () => {
   let t: TestDb;
+  let rows: () => Promise<number[][]>;
   const PROBE = 'conn_trx_probe';
   const onMysql = () => t.dialect === 'mysql';
 
   beforeAll(async () => {
     t = await createTestDb({ migrate: false });
-    await t.db.schema.createTable(PROBE, (tb) => {
-      tb.integer('id').primary();
-      tb.integer('n').notNullable();
-    });
+    rows = await createProbeTable(t.db, PROBE);
   });
   afterAll(() => t.destroy());
   beforeEach(async () => {
     await t.db(PROBE).delete();
   });
 
-  const rows = async () => (await t.db(PROBE).orderBy('id')).map((r) => [Number(r.id), Number(r.n)]);
   const threadId = async (db: typeof t.db) => Number((await db.raw('select connection_id() as id'))[0][0].id);
   const pool = () => (t.db.client as { pool: { numUsed(): number } }).pool;
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DEFAULT_DB_LIMITS, createKnex } from '../../src/db/knex';
 import { DeadlineExceededError, runInRequestScope } from '../../src/lib/request-scope';
-import { TestDb, createTestDb } from '../helpers/db';
+import { TestDb, createProbeTable, createTestDb } from '../helpers/db';
 
 /**
  * src/db/bound-client.ts `rollBackRefusedCommit`: once a request's deadline has passed, the
@@ -14,15 +14,13 @@ import { TestDb, createTestDb } from '../helpers/db';
  */
 describe("a COMMIT the request's deadline kept from being sent, in knex's own transaction", () => {
   let t: TestDb;
+  let rows: () => Promise<number[][]>;
   let one: Knex;
   const PROBE = 'refused_commit_probe';
 
   beforeAll(async () => {
     t = await createTestDb({ migrate: false });
-    await t.db.schema.createTable(PROBE, (tb) => {
-      tb.integer('id').primary();
-      tb.integer('n').notNullable();
-    });
+    rows = await createProbeTable(t.db, PROBE);
   });
   afterAll(() => t.destroy());
   beforeEach(async () => {
@@ -32,8 +30,6 @@ describe("a COMMIT the request's deadline kept from being sent, in knex's own tr
     one = createKnex(t.url, { ...DEFAULT_DB_LIMITS, poolMax: 1, sqliteGroupCommit: false });
   });
   afterEach(() => one.destroy());
-
-  const rows = async () => (await t.db(PROBE).orderBy('id')).map((r) => [Number(r.id), Number(r.n)]);
 
   it('fails with DeadlineExceededError `statement` and rolls the writes back; the connection then commits its own statements and transactions', async () => {
     const err = await runInRequestScope(50, () =>

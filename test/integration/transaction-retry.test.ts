@@ -8,7 +8,7 @@ import {
 } from '../../src/db/knex';
 import { transactionRetries } from '../../src/metrics';
 import { runInRequestScope } from '../../src/lib/request-scope';
-import { TestDb, createTestDb } from '../helpers/db';
+import { TestDb, createProbeTable, createTestDb } from '../helpers/db';
 
 /** A rejection as the driver gives it for a deadlock or a Galera certification failure (ER_LOCK_DEADLOCK). */
 const deadlock = () =>
@@ -26,14 +26,12 @@ const retries = async (reason: string) =>
  */
 describe('retryingTransaction on the real database', () => {
   let t: TestDb;
+  let rows: () => Promise<number[][]>;
   const PROBE = 'retry_probe';
 
   beforeAll(async () => {
     t = await createTestDb();
-    await t.db.schema.createTable(PROBE, (tb) => {
-      tb.integer('id').primary();
-      tb.integer('n').notNullable();
-    });
+    rows = await createProbeTable(t.db, PROBE);
   });
   afterAll(() => t.destroy());
   beforeEach(async () => {
@@ -44,7 +42,7 @@ describe('retryingTransaction on the real database', () => {
     ]);
   });
 
-  const values = async () => (await t.db(PROBE).orderBy('id')).map((r: { n: number }) => r.n);
+  const values = async () => (await rows()).map(([, n]) => n);
   const bump = (trx: Knex.Transaction, id: number) => trx(PROBE).where({ id }).increment('n', 1);
 
   it('a conflict rolls the attempt back and the whole scope reruns: the effect lands once', async () => {
