@@ -64,6 +64,10 @@ async function startUnderCallgrind(url, out, env) {
     {
       cwd: path.join(__dirname, '..'),
       env: {
+        // Connecting to MariaDB at start-up takes valgrind's gateway longer than the default
+        // bounds on a slow machine (it failed with knex's acquire timeout); overridable.
+        DB_CONNECT_TIMEOUT_MS: '60000',
+        DB_ACQUIRE_TIMEOUT_MS: '60000',
         ...env,
         ...startEnv(),
         NODE_ENV: 'production',
