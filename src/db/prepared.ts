@@ -44,7 +44,7 @@ import { SqliteConnection, idleSqliteConnection } from './sqlite';
 export function preparedRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
   if (dialectOf(db) === 'mysql') return mysqlRows(db, sql, bindings);
   const idle = tracingActive() ? undefined : idleSqliteConnection(db);
-  if (idle === undefined) return pooledRows(db, sql, bindings);
+  if (idle === undefined) return pooledRows(db, sql, bindings, false);
   try {
     return Promise.resolve(rowsNow<R>(db, idle, sql, bindings));
   } catch (err) {
@@ -58,18 +58,29 @@ function rowsNow<R>(db: Knex, connection: SqliteConnection, sql: string, binding
   const client = db.client as KnexClientInternals;
   // knex's own conversion for better-sqlite3 (a Date as epoch ms, a boolean as 0 or 1).
   const values = client._formatBindings(bindings);
-  if ((db as unknown as EventEmitter).listenerCount('query') > 0)
-    client.emit('query', {
-      __knexUid: (connection as { __knexUid?: string }).__knexUid,
-      sql,
-      bindings: values,
-      method: 'select',
-      options: PREPARED_OPTIONS,
-    });
+  emitQuery(db, connection, sql, values);
   return (connection.prepare(sql) as { all(values: unknown[]): R[] }).all(values);
 }
 
 const PREPARED_OPTIONS = { [PREPARED]: true };
+
+/** The query object of a prepared SELECT, as knex's client and `_query` take it. */
+function selectObject(sql: string, bindings: readonly unknown[]): Record<string, unknown> {
+  return { sql, bindings: [...bindings], method: 'select', options: PREPARED_OPTIONS };
+}
+
+/**
+ * Emits knex's `query` event for the prepared SELECT `sql` with `bindings` sent on `connection`
+ * outside knex's query path, as knex's own does (with the connection's `__knexUid`), when someone
+ * listens on `db` (nothing is built otherwise).
+ */
+function emitQuery(db: Knex, connection: unknown, sql: string, bindings: readonly unknown[]): void {
+  if ((db as unknown as EventEmitter).listenerCount('query') > 0)
+    (db.client as KnexClientInternals).emit('query', {
+      __knexUid: (connection as { __knexUid?: string }).__knexUid,
+      ...selectObject(sql, bindings),
+    });
+}
 
 /**
  * {@link preparedRows} on MySQL/MariaDB: outside a transaction, on an idle pooled connection
@@ -85,63 +96,58 @@ const PREPARED_OPTIONS = { [PREPARED]: true };
 function mysqlRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
   const client = db.client as Knex.Client & KnexClientInternals;
   const connection = db.isTransaction ? undefined : takeIdleConnection(client);
-  if (connection === undefined) return pooledRows(db, sql, bindings);
-  const obj = { sql, bindings: [...bindings], method: 'select', options: PREPARED_OPTIONS };
-  if ((db as unknown as EventEmitter).listenerCount('query') > 0)
-    client.emit('query', { __knexUid: (connection as { __knexUid?: string }).__knexUid, ...obj });
-  let querying: Promise<unknown>;
-  try {
-    querying = client._query(connection, obj);
-  } catch (err) {
-    releaseTakenConnection(client, connection);
-    return Promise.reject(err);
-  }
-  return querying.then(
-    (done) => {
-      releaseTakenConnection(client, connection);
-      return ((done as { response: unknown }).response as [R[]])[0];
-    },
-    (err: unknown) => {
-      releaseTakenConnection(client, connection);
-      throw err;
-    },
+  if (connection === undefined) return pooledRows(db, sql, bindings, true);
+  const obj = selectObject(sql, bindings);
+  emitQuery(db, connection, sql, bindings);
+  return rowsOn(
+    () => client._query(connection, obj),
+    () => releaseTakenConnection(client, connection),
+    true,
   );
 }
 
 /**
- * {@link preparedRows} through the pool and knex's bounded query path. Two `then`s, not an async
- * function with three `await`s: under Node 20 every promise runs the request scope's hook, and
- * knex's `releaseConnection` (synchronous, answering a resolved promise) needs no wait.
+ * {@link preparedRows} through the pool and knex's bounded query path (`mysql`: the dialect is
+ * MySQL/MariaDB). Two `then`s, not an async function with three `await`s: under Node 20 every
+ * promise runs the request scope's hook, and knex's `releaseConnection` (synchronous, answering
+ * a resolved promise) needs no wait.
  */
-function pooledRows<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
+function pooledRows<R>(db: Knex, sql: string, bindings: readonly unknown[], mysql: boolean): Promise<R[]> {
   const client = db.client as KnexClientInternals;
-  const mysql = dialectOf(db) === 'mysql';
-  return client.acquireConnection().then((connection) => {
-    const release = (): void => void client.releaseConnection(connection);
-    let querying: Promise<unknown>;
-    try {
-      querying = client.query(connection, {
-        sql,
-        bindings: [...bindings],
-        method: 'select',
-        options: PREPARED_OPTIONS,
-      });
-    } catch (err) {
-      release(); // a statement that could not even be sent still gives its connection back
+  return client.acquireConnection().then((connection) =>
+    rowsOn<R>(
+      () => client.query(connection, selectObject(sql, bindings)),
+      () => void client.releaseConnection(connection),
+      mysql,
+    ),
+  );
+}
+
+/**
+ * Sends a statement on a lent connection (`send`), gives the connection back (`release`) once it
+ * settled, or at once when it could not even be sent, and answers its rows (on MySQL the first
+ * element of the driver's `[rows, fields]`).
+ * @throws what `send` throws or rejects with.
+ */
+function rowsOn<R>(send: () => Promise<unknown>, release: () => void, mysql: boolean): Promise<R[]> {
+  let querying: Promise<unknown>;
+  try {
+    querying = send();
+  } catch (err) {
+    release();
+    return Promise.reject(err);
+  }
+  return querying.then(
+    (done) => {
+      release();
+      const response = (done as { response: unknown }).response;
+      return (mysql ? (response as [R[]])[0] : response) as R[];
+    },
+    (err: unknown) => {
+      release();
       throw err;
-    }
-    return querying.then(
-      (obj) => {
-        release();
-        const response = (obj as { response: unknown }).response;
-        return (mysql ? (response as [R[]])[0] : response) as R[];
-      },
-      (err: unknown) => {
-        release();
-        throw err;
-      },
-    );
-  });
+    },
+  );
 }
 
 /** The knex client methods {@link preparedRows} uses (public in knex's JavaScript, not in its types). */
