@@ -51,7 +51,11 @@ async function withServers(url, programs, fn, opts) {
  * (docs/benchmarks.md "Paced runs beside idle baselines"). withServers' own stop is then a no-op.
  */
 async function stopOthers(servers, keep) {
-  await Promise.all(Object.values(servers).filter((srv) => srv !== keep).map((srv) => srv.stop()));
+  await Promise.all(
+    Object.values(servers)
+      .filter((srv) => srv !== keep)
+      .map((srv) => srv.stop()),
+  );
 }
 
 /** The pair runner's options for this scenario: `rounds` unless BENCH_ROUNDS/BENCH_QUICK say otherwise. */
