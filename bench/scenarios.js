@@ -38,19 +38,20 @@ async function withServers(url, programs, fn, opts) {
       servers[key] = await startServer(program, url, opts);
     return await fn(servers);
   } finally {
-    await Promise.all(Object.values(servers).map((srv) => srv.stop()));
+    await stopServers(servers);
   }
 }
 
 /**
- * Stops the servers of `servers` (withServers' object) other than `keep`: the baselines, once
+ * Stops the servers of `servers` (withServers' object) other than `keep` (all of them when it is
+ * not given; a server stopped already stays stopped): withServers' end, and the baselines once
  * their comparison rounds are over, before the gateway's paced runs. An idle Node process pinned
  * to the server core still collects: V8's memory reducer ran three full collections (7-12 ms
  * each) in the bare handler 6-7 s after its last round, and the gateway on the same core waited
  * for them (stalls of 10-20 ms with no CPU of its own), which alone decided a paced run's p99
- * (docs/benchmarks.md "Paced runs beside idle baselines"). withServers' own stop is then a no-op.
+ * (docs/benchmarks.md "Paced runs beside idle baselines").
  */
-async function stopOthers(servers, keep) {
+async function stopServers(servers, keep) {
   await Promise.all(
     Object.values(servers)
       .filter((srv) => srv !== keep)
@@ -286,7 +287,7 @@ async function introspection({ backend, url, s, verdicts }) {
     ratioTarget(verdicts, 'introspection', backend, json, lean, 0.75);
     ratioTarget(verdicts, 'introspection', backend, json, row('lean handler in a request scope'), null);
     for (const rest of [json, xml]) ratioTarget(verdicts, 'introspection', backend, rest, sofa, 1.3);
-    await stopOthers(srv, srv.gateway);
+    await stopServers(srv, srv.gateway);
     await halfPeak('introspection', backend, srv.gateway, request('rest'), json.reqs, s, verdicts, {
       maxP99: 10,
       judgedOn: ['sqlite'],
@@ -332,7 +333,7 @@ async function rating({ backend, url, s, verdicts }) {
       pairOptions(s, verdicts, 5),
     );
     ratioTarget(verdicts, 'rating', backend, rows[0], rows[1], 0.8);
-    await stopOthers(srv, srv.gateway);
+    await stopServers(srv, srv.gateway);
     // p99 (issue 33): on SQLite at a fixed 250 req/s with group commit on (the default; half
     // of a group-commit peak is a rate the configuration without grouping cannot serve), the
     // half-of-peak p99 a printed figure; on MariaDB at half of its own peak.
