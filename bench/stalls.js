@@ -11,7 +11,8 @@
  * 1 scavenge, 4 mark-compact, 8 incremental marking, 16 weak callbacks), and every stall of the event loop over 10 ms as
  * `wall ms/CPU ms` (the process's CPU in that stretch, all threads: CPU close to the wall time means
  * the core was busy, the main thread or V8's collector threads beside it, not waiting) with the
- * collections within 50 ms of it.
+ * collections within 50 ms of it. `STALLS_NODE_OPTIONS` adds node options for the gateway (those
+ * NODE_OPTIONS allows, e.g. `--v8-pool-size=1`), for an A/B of V8 settings.
  *
  * Preloaded (`STALLS_FILE` set), it records in the gateway's main thread: every collection
  * (`PerformanceObserver` 'gc'), and every stall over 3 ms of a 1 ms interval timer, with the
@@ -61,7 +62,10 @@ async function main() {
   const url = backend === 'mariadb' ? h.settings().mariadbUrl : sqliteBenchUrl();
   const file = path.join(require('node:os').tmpdir(), `sg-bench-stalls-${process.pid}.json`);
   const gateway = await h.startServer('gateway', url, {
-    env: { STALLS_FILE: file, NODE_OPTIONS: `--require ${path.join(__dirname, 'stalls.js')}` },
+    env: {
+      STALLS_FILE: file,
+      NODE_OPTIONS: `--require ${path.join(__dirname, 'stalls.js')} ${process.env.STALLS_NODE_OPTIONS ?? ''}`,
+    },
   });
   const request = h.rating('rest', `stalls${Date.now()}`);
   const windows = [];
