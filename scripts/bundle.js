@@ -71,9 +71,20 @@ async function bundle() {
  * Starts `node <npm start's flags> dist/src/main.js` on an empty scratch SQLite database until
  * the code cache for those flags is written (V8 refuses a cache made under other flags), then
  * stops it. A bundle that cannot start fails the build (with the server's
- * stderr); a start that only takes too long warns (the first real start writes the cache).
+ * stderr); a start that only takes too long warns (the first real start writes the cache), and
+ * so does a Node.js the SQLite driver aborts on (src/db/sqlite.ts `sqliteRuntimeRefusal`).
  */
 async function prime() {
+  // Priming runs on SQLite; where its driver would abort the process the first start (on
+  // MariaDB/MySQL) writes the cache instead (docs/operations.md "Node.js versions and the SQLite driver").
+  const { sqliteRuntimeRefusal } = require(path.join(DIST, 'src', 'db', 'sqlite'));
+  const refusal = sqliteRuntimeRefusal(process.versions.node, require('better-sqlite3/package.json').version);
+  if (refusal) {
+    process.stderr.write(
+      `scripts/bundle.js: code cache not primed (${refusal}); the first start writes it\n`,
+    );
+    return;
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sg-bundle-'));
   const child = spawn(process.execPath, [...startFlags(), path.join(DIST, 'src', 'main.js')], {
     cwd: dir,

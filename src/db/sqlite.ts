@@ -29,6 +29,41 @@ export function ensureSqliteDirectory(file: string): void {
 }
 
 /** The parts of a better-sqlite3 `Database` the configuration touches. */
+/**
+ * Refuses the one Node.js and SQLite driver combination known to abort the process
+ * (docs/operations.md "Node.js versions and the SQLite driver"): better-sqlite3 12.x, the driver
+ * this project pins (13.x needs Node.js 22 and does not run on Node 20), on Node.js 23 or later.
+ * There a prepared statement freed by the garbage collector calls
+ * `node::RemoveEnvironmentCleanupHook` without an environment and Node aborts the whole process
+ * (`Assertion failed: (env) != nullptr`, exit 134): the gateway on Node.js 24.21.0 with the
+ * embedded database aborted within its first second at every start (2026-11-28). MariaDB/MySQL
+ * never loads the driver and runs on Node.js 24.
+ * @param nodeVersion Node.js version without the `v` (`process.versions.node`), e.g. `24.21.0`.
+ * @param driverVersion better-sqlite3's package version, e.g. `12.11.1`.
+ * @returns The sentence that refuses the combination, or undefined when the driver can be used.
+ */
+export function sqliteRuntimeRefusal(nodeVersion: string, driverVersion: string): string | undefined {
+  const major = (version: string): number => Number.parseInt(version, 10);
+  if (major(nodeVersion) < 23 || major(driverVersion) >= 13) return undefined;
+  return (
+    `the embedded SQLite database cannot run on Node.js ${nodeVersion}: its driver, better-sqlite3 ` +
+    `${driverVersion}, aborts the process there (Assertion failed: (env) != nullptr). Run the ` +
+    `gateway on Node.js 20.19+ or 22, or use MariaDB/MySQL (DATABASE_URL=mysql://...), which ` +
+    `runs on Node.js 24; see docs/operations.md "Node.js versions and the SQLite driver"`
+  );
+}
+
+/**
+ * {@link sqliteRuntimeRefusal} for this process and the installed driver, called before any
+ * SQLite database is opened (src/db/knex.ts `createKnex`).
+ * @throws Error with that sentence when the combination would abort the process.
+ */
+export function assertSqliteRuntime(): void {
+  const { version } = require('better-sqlite3/package.json') as { version: string };
+  const refusal = sqliteRuntimeRefusal(process.versions.node, version);
+  if (refusal) throw new Error(refusal);
+}
+
 export interface SqliteConnection {
   pragma(s: string): unknown;
   prepare(sql: string): unknown;
