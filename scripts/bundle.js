@@ -72,13 +72,12 @@ async function bundle() {
  * the code cache for those flags is written (V8 refuses a cache made under other flags), then
  * stops it. A bundle that cannot start fails the build (with the server's
  * stderr); a start that only takes too long warns (the first real start writes the cache), and
- * so does a Node.js the SQLite driver aborts on (src/db/sqlite.ts `sqliteRuntimeRefusal`).
+ * so does a Node.js the SQLite driver aborts on (src/db/sqlite.ts `installedSqliteRefusal`).
  */
 async function prime() {
-  // Priming runs on SQLite; where its driver would abort the process the first start (on
-  // MariaDB/MySQL) writes the cache instead (docs/operations.md "Node.js versions and the SQLite driver").
-  const { sqliteRuntimeRefusal } = require(path.join(DIST, 'src', 'db', 'sqlite'));
-  const refusal = sqliteRuntimeRefusal(process.versions.node, require('better-sqlite3/package.json').version);
+  // Priming runs on SQLite; where its driver would abort the process, the first start (on
+  // MariaDB/MySQL) writes the cache (docs/operations.md "Node.js versions and the SQLite driver").
+  const refusal = require(path.join(DIST, 'src', 'db', 'sqlite')).installedSqliteRefusal();
   if (refusal) {
     process.stderr.write(
       `scripts/bundle.js: code cache not primed (${refusal}); the first start writes it\n`,

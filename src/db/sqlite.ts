@@ -28,7 +28,6 @@ export function ensureSqliteDirectory(file: string): void {
   );
 }
 
-/** The parts of a better-sqlite3 `Database` the configuration touches. */
 /**
  * Refuses the one Node.js and SQLite driver combination known to abort the process
  * (docs/operations.md "Node.js versions and the SQLite driver"): better-sqlite3 12.x, the driver
@@ -54,16 +53,25 @@ export function sqliteRuntimeRefusal(nodeVersion: string, driverVersion: string)
 }
 
 /**
- * {@link sqliteRuntimeRefusal} for this process and the installed driver, called before any
- * SQLite database is opened (src/db/knex.ts `createKnex`).
- * @throws Error with that sentence when the combination would abort the process.
+ * {@link sqliteRuntimeRefusal} for this process's Node.js and the installed better-sqlite3
+ * (also read by scripts/bundle.js, which then does not prime the code cache on SQLite).
+ */
+export function installedSqliteRefusal(): string | undefined {
+  const { version } = require('better-sqlite3/package.json') as { version: string };
+  return sqliteRuntimeRefusal(process.versions.node, version);
+}
+
+/**
+ * Called before any SQLite database is opened (src/db/knex.ts `createKnex`).
+ * @throws Error with {@link installedSqliteRefusal}'s sentence when this process's Node.js and
+ *   the installed driver would abort the process.
  */
 export function assertSqliteRuntime(): void {
-  const { version } = require('better-sqlite3/package.json') as { version: string };
-  const refusal = sqliteRuntimeRefusal(process.versions.node, version);
+  const refusal = installedSqliteRefusal();
   if (refusal) throw new Error(refusal);
 }
 
+/** The parts of a better-sqlite3 `Database` the configuration touches. */
 export interface SqliteConnection {
   pragma(s: string): unknown;
   prepare(sql: string): unknown;
