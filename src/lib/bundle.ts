@@ -29,13 +29,19 @@ export interface LoadedBundle<T> {
 
 /**
  * The code cache file of the bundle `file` for this process: `<file>.<8 hex digits>.cache`, the
- * digits a hash of node's options (command line and NODE_OPTIONS) and of `runtimeFlags`, the V8
- * flags the process set itself before loading the bundle (HEAP_MODE's). V8 refuses a cache made
- * under other V8 flags (even `--max-old-space-size`), so processes started differently keep
- * separate caches instead of overwriting each other's at every start.
+ * digits a hash of Node's version, node's options (command line and NODE_OPTIONS) and
+ * `runtimeFlags`, the V8 flags the process set itself before loading the bundle (HEAP_MODE's).
+ * V8 refuses a cache made by another V8 or under other V8 flags (even `--max-old-space-size`),
+ * so processes started differently keep separate caches instead of overwriting each other's at
+ * every start.
  */
 export function codeCacheFile(file: string, runtimeFlags: readonly string[] = []): string {
-  const key = JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '', runtimeFlags]);
+  const key = JSON.stringify([
+    process.version,
+    process.execArgv,
+    process.env.NODE_OPTIONS ?? '',
+    runtimeFlags,
+  ]);
   return `${file}.${createHash('sha1').update(key).digest('hex').slice(0, 8)}.cache`;
 }
 

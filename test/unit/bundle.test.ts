@@ -76,7 +76,7 @@ describe('loadBundle', () => {
     );
   });
 
-  it('processes started with other node options or other run-time V8 flags have their own cache file', () => {
+  it('processes of another Node.js, or started with other node options or run-time V8 flags, have their own cache file', () => {
     const options = process.env.NODE_OPTIONS;
     try {
       delete process.env.NODE_OPTIONS;
@@ -86,6 +86,15 @@ describe('loadBundle', () => {
       process.env.NODE_OPTIONS = '--max-old-space-size=512';
       expect(codeCacheFile(file)).not.toBe(plain);
       expect(codeCacheFile(file)).toBe(codeCacheFile(file));
+      const withOptions = codeCacheFile(file);
+      const running = Object.getOwnPropertyDescriptor(process, 'version')!;
+      try {
+        Object.defineProperty(process, 'version', { ...running, value: 'v24.21.0' });
+        expect(codeCacheFile(file)).not.toBe(withOptions);
+      } finally {
+        Object.defineProperty(process, 'version', running);
+      }
+      expect(codeCacheFile(file)).toBe(withOptions);
     } finally {
       if (options === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = options;
