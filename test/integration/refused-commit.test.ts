@@ -28,14 +28,18 @@ describe("a COMMIT the request's deadline kept from being sent, in knex's own tr
     // One pooled connection (SQLite has one anyway), so every later statement surely runs on the
     // connection whose COMMIT was refused; no group commit, so db.transaction is knex's own.
     one = createKnex(t.url, { ...DEFAULT_DB_LIMITS, poolMax: 1, sqliteGroupCommit: false });
+    // The connection opened before the request starts: on a loaded machine a new MariaDB
+    // connection can take longer than the request's budget, and the deadline would then stop the
+    // wait for it (`connection`), not the COMMIT.
+    await one.raw('select 1');
   });
   afterEach(() => one.destroy());
 
   it('fails with DeadlineExceededError `statement` and rolls the writes back; the connection then commits its own statements and transactions', async () => {
-    const err = await runInRequestScope(50, () =>
+    const err = await runInRequestScope(200, () =>
       one.transaction(async (trx) => {
         await trx(PROBE).insert({ id: 1, n: 1 });
-        await new Promise((resolve) => setTimeout(resolve, 80)); // the scope ends past its deadline
+        await new Promise((resolve) => setTimeout(resolve, 300)); // the scope ends past its deadline
       }),
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeadlineExceededError);
