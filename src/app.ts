@@ -84,7 +84,7 @@ const RATE_LIMIT_CONNECT_WAIT_MS = 1000;
 /**
  * Builds the gateway: the services, then the Koa application's parts in the order a request
  * meets them: the entry (request id → access log → error guard → in-flight count → duration
- * metrics, and the exact REST rows, admitted there) → probes and documents (never shed) →
+ * metrics, and the exact REST rows and `/graphql`, admitted there) → probes and documents (never shed) →
  * explorer → admission (shedding and deadline) → /graphql → the captive portal (/portal) →
  * not-found → REST rows with path parameters; then the WebSocket endpoint, attached to the HTTP
  * server by the caller. Every path authenticates through the per-client rate limit
@@ -123,7 +123,10 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   koa.proxy = config.trustProxy;
   koa.silent = true;
   const lifecycle = new Lifecycle();
-  const rest = restMount(schema, makeContext, logger, authenticate);
+  // `/graphql` is served by exact path from the entry, as the REST rows (src/rest/router.ts
+  // `exactRowDispatch`); its router stays mounted below for what is not exact (HEAD, `/graphql/`).
+  const graphql = graphqlRouter(graphqlServer, makeContext, config.graphqlTimeoutMs);
+  const rest = restMount(schema, makeContext, logger, authenticate, [graphql]);
   const admit = admission(config.maxInflight, metrics, requestDeadlines(config, metrics, logger));
   koa.use(entry({ lifecycle, metrics, logger, restRows: rest.rows, admit }));
   const explorer = explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization });
@@ -134,7 +137,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
     explorer,
   );
   koa.use((ctx, next) => admit(ctx, () => next()));
-  koa.use(graphqlRouter(graphqlServer, makeContext, config.graphqlTimeoutMs).routes());
+  koa.use(graphql.routes());
   koa.use(portalRouter(services));
   koa.use(notFound());
   mountRest(koa, rest);

@@ -14,7 +14,7 @@ export interface EntryDeps {
   lifecycle: Lifecycle;
   metrics: GatewayMetrics;
   logger: Logger;
-  /** The REST rows served by exact method and path, admitted here. */
+  /** The REST rows and `/graphql`, served by exact method and path, admitted here. */
   restRows: ExactRows;
   admit: Admit;
 }
@@ -58,7 +58,7 @@ function respondInOneWrite(ctx: Context): void {
  * and one async scope per request instead of five layers), in this order: request id
  * (`x-request-id`, the client's when usable, else a new one) → access log → error guard →
  * in-flight count → duration metrics, and a text answer sent in one write
- * ({@link respondInOneWrite}). An exact REST row is admitted and served from here, without
+ * ({@link respondInOneWrite}). An exact REST row or `/graphql` is admitted and served from here, without
  * the middleware below; every other request goes down the chain (probes, explorer, then
  * admission, /graphql, rows with path parameters, 404/405).
  */

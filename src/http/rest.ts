@@ -8,7 +8,10 @@ import { Authenticate, MakeContext } from './request-context';
 
 /** The legacy REST layer, built from the route table. */
 export interface RestMount {
-  /** Rows without path parameters, served by exact method and path from the entry middleware. */
+  /**
+   * Rows without path parameters, and the routes of the routers given to {@link restMount}
+   * (`/graphql`), served by exact method and path from the entry middleware.
+   */
   rows: ExactRows;
   /** Every row (those with path parameters are served from here), then 405 for a known path. */
   routes: Router;
@@ -16,17 +19,20 @@ export interface RestMount {
 
 /**
  * Builds the REST layer over the route table (src/rest/routes.ts): every row's operation is
- * parsed and validated against `schema` here, at start-up.
- * @throws Error naming a row whose operation does not validate.
+ * parsed and validated against `schema` here, at start-up. `exact`: other routers whose routes
+ * without path parameters are served from the entry middleware with the rows (`/graphql`'s:
+ * nothing in front of it serves its path, so it skips the probe and explorer routers' scans).
+ * @throws Error naming a row whose operation does not validate, or a method and path served twice.
  */
 export function restMount(
   schema: GraphQLSchema,
   makeContext: MakeContext,
   logger: Logger,
   authenticate: Authenticate,
+  exact: Router[] = [],
 ): RestMount {
   const routes = restRouter(ROUTES, schema, makeContext, logger, authenticate);
-  return { rows: exactRowDispatch(routes), routes };
+  return { rows: exactRowDispatch(routes, ...exact), routes };
 }
 
 /**

@@ -373,24 +373,28 @@ export interface ExactRows {
 const noNext = async (): Promise<void> => undefined;
 
 /**
- * Exact-path dispatch of REST rows (a hot path): a request whose method and path are
- * exactly those of a row without path parameters goes straight to that row's handler, with
- * what @koa/router would have set for it (`ctx.params` `{}`, `_matchedRoute` the row's path for
- * the access log and metrics), instead of having every router scan its layers. A row is taken
- * only when @koa/router itself picks it first for that method and path; every other request
- * (HEAD, OPTIONS, a trailing slash, other letter case, path parameters, no row) goes to the
- * routers as before.
+ * Exact-path dispatch of REST rows and of `/graphql` (a hot path): a request whose method and
+ * path are exactly those of a route without path parameters of one of `routers` goes straight
+ * to that route's handler, with what @koa/router would have set for it (`ctx.params` `{}`,
+ * `_matchedRoute` the route's path for the access log and metrics), instead of having every
+ * router in front of it scan its layers. A route is taken only when @koa/router itself picks it
+ * first for that method and path; every other request (HEAD, a trailing slash, other letter
+ * case, path parameters, no route) goes to the routers as before.
+ * @throws Error when two of `routers` serve the same method and path (a start-up failure).
  */
-export function exactRowDispatch(router: Router): ExactRows {
+export function exactRowDispatch(...routers: Router[]): ExactRows {
   const rows = new Map<string, Map<string, RouterMiddleware>>();
-  for (const layer of router.stack) {
-    if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || layer.stack.length !== 1) continue;
-    for (const method of layer.methods) {
-      if (method === 'HEAD' || router.match(layer.path, method).pathAndMethod[0] !== layer) continue;
-      if (!rows.has(method)) rows.set(method, new Map());
-      rows.get(method)!.set(layer.path, layer.stack[0] as RouterMiddleware);
+  for (const router of routers)
+    for (const layer of router.stack) {
+      if (typeof layer.path !== 'string' || layer.paramNames.length > 0 || layer.stack.length !== 1) continue;
+      for (const method of layer.methods) {
+        if (method === 'HEAD' || router.match(layer.path, method).pathAndMethod[0] !== layer) continue;
+        if (!rows.has(method)) rows.set(method, new Map());
+        const byPath = rows.get(method)!;
+        if (byPath.has(layer.path)) throw new Error(`${method} ${layer.path} is served by two routers`);
+        byPath.set(layer.path, layer.stack[0] as RouterMiddleware);
+      }
     }
-  }
   const rowOf = (method: string, path: string) => rows.get(method)?.get(path);
   // Each row's handler as a function of the context alone, made once, not per request.
   const serving = new Map<RouterMiddleware, (ctx: Context) => Promise<unknown>>();

@@ -60,5 +60,25 @@ describe('SQLite on a Node.js version its driver aborts on is refused (docs/oper
       expect(() => (db = createKnex('mysql://root@127.0.0.1:1/none'))).not.toThrow();
       await db?.destroy();
     });
+
+    it("knex's own CLI configuration (knexfile.ts) refuses SQLite there too, and loads on the running Node.js", () => {
+      const load = (): { client?: unknown } => {
+        let config: { client?: unknown } = {};
+        jest.isolateModules(() => {
+          config = require('../../knexfile') as { client?: unknown };
+        });
+        return config;
+      };
+      const url = process.env.DATABASE_URL;
+      process.env.DATABASE_URL = 'sqlite::memory:';
+      try {
+        expect(load().client).toBeDefined();
+        reportNode('24.21.0');
+        expect(load).toThrow(/cannot run on Node\.js 24\.21\.0/);
+      } finally {
+        if (url === undefined) delete process.env.DATABASE_URL;
+        else process.env.DATABASE_URL = url;
+      }
+    });
   });
 });
