@@ -3,8 +3,7 @@ import type { Context } from 'koa';
 import { exactRowDispatch } from '../../src/rest/router';
 
 /** A context with just what `ExactRows.start` reads and sets. */
-const ctxOf = (method: string, path: string): Context =>
-  ({ method, path, state: {} }) as unknown as Context;
+const ctxOf = (method: string, path: string): Context => ({ method, path, state: {} }) as unknown as Context;
 
 describe('exactRowDispatch (src/rest/router.ts): REST rows and /graphql by exact method and path', () => {
   const rows = new Router();
