@@ -64,21 +64,16 @@ function respondInOneWrite(ctx: Context): void {
  */
 export function entry({ lifecycle, metrics, logger, restRows, admit }: EntryDeps): Koa.Middleware {
   const logRequest = accessLog(logger);
-  const serve = async (
-    ctx: Context,
-    next: Koa.Next,
-    started: number,
-    fields: AccessLogFields,
-  ): Promise<void> => {
+  /**
+   * After the request's work: its duration metrics, then a failure of the work (or of the
+   * metrics) answered by the error guard, the answer written, and in every case the access log
+   * line and the log fields' scope closed.
+   */
+  const settle = (ctx: Context, started: number, fields: AccessLogFields, failure?: { err: unknown }): void => {
     try {
       try {
-        lifecycle.track(ctx);
-        try {
-          const row = restRows.start(ctx);
-          await (row ? admit(ctx, row) : next());
-        } finally {
-          observeRequest(metrics, ctx, started);
-        }
+        observeRequest(metrics, ctx, started);
+        if (failure) throw failure.err;
       } catch (err) {
         answerUnhandled(ctx, err, logger);
       }
@@ -87,6 +82,21 @@ export function entry({ lifecycle, metrics, logger, restRows, admit }: EntryDeps
       logRequest(ctx, started);
       fields.close();
     }
+  };
+  // `then` rather than an async function awaiting the work: one promise less per request (a hot path).
+  const serve = (ctx: Context, next: Koa.Next, started: number, fields: AccessLogFields): Promise<void> => {
+    let work: Promise<unknown>;
+    try {
+      lifecycle.track(ctx);
+      const row = restRows.start(ctx);
+      work = row ? admit(ctx, row) : next();
+    } catch (err) {
+      work = Promise.reject(err);
+    }
+    return work.then(
+      () => settle(ctx, started, fields),
+      (err: unknown) => settle(ctx, started, fields, { err }),
+    );
   };
   return (ctx, next) => {
     const started = performance.now();

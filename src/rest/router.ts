@@ -227,30 +227,33 @@ function rowHandler(
   span: OperationSpan,
 ): (ctx: Context) => Promise<void> {
   const oauth2 = route.style === 'oauth2';
-  return async (ctx) => {
+  /** Serves the row after its early reading; a failure is answered (the promise rejects only when answering it fails). */
+  const serve = (ctx: Context, early: Early): Promise<void> => {
+    const state: { gctx?: GatewayContext; executed: boolean } = { executed: false };
+    const failed = (err: unknown): void =>
+      answerFailure(ctx, route, err, state.gctx?.logger ?? deps.logger, state.executed);
+    let serving: Promise<void>;
+    try {
+      if (early.err) throw early.err;
+      nameServerSpan(route.method, route.path);
+      serving = inSpan(span.name, span.attributes, () =>
+        serveRow(ctx, route, run, deps.makeContext, early.body, state),
+      );
+    } catch (err) {
+      serving = Promise.reject(err);
+    }
+    // `catch` rather than an async function awaiting it: one promise less per request (a hot path).
+    return serving.catch(failed);
+  };
+  return (ctx) => {
     if (route.noStore) {
       ctx.set('cache-control', 'no-store');
       ctx.set('pragma', 'no-cache');
     }
-    const early = oauth2 ? await readOAuth2Early(ctx, deps.authenticate) : {};
-    const state: { gctx?: GatewayContext; executed: boolean } = { executed: false };
-    try {
-      if (early.err) throw early.err;
-      nameServerSpan(route.method, route.path);
-      await inSpan(span.name, span.attributes, () =>
-        serveRow(ctx, route, run, deps.makeContext, early.body, state),
-      );
-    } catch (err) {
-      answerFailure(ctx, route, err, state.gctx?.logger ?? deps.logger, state.executed);
-    }
+    return oauth2 ? readOAuth2Early(ctx, deps.authenticate).then((early) => serve(ctx, early)) : serve(ctx, {});
   };
 }
 
-/**
- * Reads an `oauth2` row's body (form or JSON) and checks the client credentials it or the
- * headers carry, leaving the result in `ctx.state.auth`; a failure is returned (and
- * `ctx.state.auth` is `missing` unless set), to be answered in the row's style.
- */
 async function readOAuth2Early(ctx: Context, authenticate: RowDeps['authenticate']): Promise<Early> {
   try {
     const body = await readFormOrJsonObject(ctx);

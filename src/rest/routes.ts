@@ -122,7 +122,7 @@ const introspectToken = defineRoute<{
   },
   // The busiest row answers without GraphQL execution, through the resolver's own function.
   resolve: (gctx, { token }) =>
-    introspectTokenField(gctx, token as string).then((introspectToken) => ({ introspectToken })),
+    introspectTokenField(gctx, token as string, (introspectToken) => ({ introspectToken })),
   result: ({ introspectToken: r }) => ({
     status: 200,
     body: r.active ? { active: true, client_id: r.clientId, expiry: r.expiry } : { active: false },
