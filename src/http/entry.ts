@@ -69,7 +69,12 @@ export function entry({ lifecycle, metrics, logger, restRows, admit }: EntryDeps
    * metrics) answered by the error guard, the answer written, and in every case the access log
    * line and the log fields' scope closed.
    */
-  const settle = (ctx: Context, started: number, fields: AccessLogFields, failure?: { err: unknown }): void => {
+  const settle = (
+    ctx: Context,
+    started: number,
+    fields: AccessLogFields,
+    failure?: { err: unknown },
+  ): void => {
     try {
       try {
         observeRequest(metrics, ctx, started);

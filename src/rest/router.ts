@@ -250,7 +250,9 @@ function rowHandler(
       ctx.set('cache-control', 'no-store');
       ctx.set('pragma', 'no-cache');
     }
-    return oauth2 ? readOAuth2Early(ctx, deps.authenticate).then((early) => serve(ctx, early)) : serve(ctx, {});
+    return oauth2
+      ? readOAuth2Early(ctx, deps.authenticate).then((early) => serve(ctx, early))
+      : serve(ctx, {});
   };
 }
 
