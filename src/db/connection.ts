@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DEFAULT_DB_LIMITS, DbLimits } from '../config/defaults';
 import { mysqlConfig } from './mysql';
-import { sqliteConfig } from './sqlite';
+import { assertSqliteRuntime, sqliteConfig } from './sqlite';
 
 /**
  * `limits` for migrations and CLI commands: the same connection bounds, no statement timeout,
@@ -30,11 +30,16 @@ const KNEX_LOG: Knex.Config['log'] = {
  * `sqlite:<path>` (file; its directory must exist, see `ensureSqliteDirectory` in ./sqlite.ts),
  * `sqlite::memory:`, or `mysql://user:pass@host:port/database` (MySQL 8 / MariaDB 10.6+ through
  * mysql2, see ./mysql.ts), with every wait bounded by `limits`.
- * @throws Error for any other scheme, or a SQLite file whose directory is missing.
+ * Every knex instance is configured here (createKnex, and knex's own CLI through
+ * knexfile.ts), so a SQLite database on a Node.js version its driver aborts on is refused here.
+ * @throws Error for any other scheme, a SQLite file whose directory is missing, or SQLite on
+ *   Node.js 23+ with better-sqlite3 12.x (`assertSqliteRuntime`, ./sqlite.ts).
  */
 export function knexConfig(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS): Knex.Config {
-  if (databaseUrl.startsWith('sqlite:'))
+  if (databaseUrl.startsWith('sqlite:')) {
+    assertSqliteRuntime();
     return { ...sqliteConfig(databaseUrl.slice('sqlite:'.length), limits), log: KNEX_LOG };
+  }
   if (databaseUrl.startsWith('mysql://')) return { ...mysqlConfig(databaseUrl, limits), log: KNEX_LOG };
   throw new Error(`unsupported DATABASE_URL scheme: ${databaseUrl.split(':')[0]}`);
 }

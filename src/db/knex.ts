@@ -19,7 +19,7 @@ import { boundClient } from './bound-client';
 import { knexConfig } from './connection';
 import { dialectOfUrl } from './dialect';
 import { enableGroupCommit } from './group-commit';
-import { SQLITE_IMMEDIATE, assertSqliteRuntime, trackSqliteConnection } from './sqlite';
+import { SQLITE_IMMEDIATE, trackSqliteConnection } from './sqlite';
 
 export { DEFAULT_DB_LIMITS, SQLITE_SYNCHRONOUS_MODES } from '../config/defaults';
 export type { DbLimits, SqliteSynchronous } from '../config/defaults';
@@ -69,11 +69,10 @@ function knexLogTo(log: KnexLog): Knex.Config['log'] {
  * one connection is tracked so that prepared reads run on it at once while it is idle
  * (`preparedRows`, ./prepared.ts).
  * @throws Error for an unsupported `DATABASE_URL`, a SQLite file whose directory is missing, or
- *   SQLite on a Node.js version its driver aborts on (`assertSqliteRuntime`, ./sqlite.ts).
+ *   SQLite on a Node.js version its driver aborts on (`knexConfig`, ./connection.ts).
  */
 export function createKnex(databaseUrl: string, limits: DbLimits = DEFAULT_DB_LIMITS, log?: KnexLog): Knex {
   const dialect = dialectOfUrl(databaseUrl);
-  if (dialect === 'sqlite') assertSqliteRuntime();
   const config = knexConfig(databaseUrl, limits);
   if (log) config.log = knexLogTo(log);
   config.client = boundClient(dialect, limits) as never;
