@@ -19,6 +19,7 @@ import { createClientRateLimiter, rateLimited } from './http/rate-limit';
 import { contextMaker } from './http/request-context';
 import { mountBesideRows, mountRest, restMount } from './http/rest';
 import { admission } from './http/shedding';
+import { unavailableAnswers } from './http/unavailable';
 import { webSocketMount } from './http/websocket';
 import { Clock, systemClock } from './lib/clock';
 import { Logger } from './logger';
@@ -26,7 +27,7 @@ import { GatewayMetrics, createMetrics, instrumentServices } from './metrics';
 import { OutboxRelay } from './modules/events/relay';
 import { RenewalConsumer } from './modules/events/renewal-consumer';
 import { RenewalEventService } from './modules/events/renewal-events';
-import { portalRouter } from './portal/router';
+import { portalPages } from './portal/router';
 import { Services, createServices } from './services';
 
 /** What the app needs from the process. */
@@ -127,7 +128,18 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   // `exactRowDispatch`); its router stays mounted below for what is not exact (HEAD, `/graphql/`).
   const graphql = graphqlRouter(graphqlServer, makeContext, config.graphqlTimeoutMs);
   const rest = restMount(schema, makeContext, logger, authenticate, [graphql]);
-  const admit = admission(config.maxInflight, metrics, requestDeadlines(config, metrics, logger));
+  const portal = portalPages(services, logger);
+  // A request shed or past its deadline is answered in its path's clients' own form.
+  const unavailable = unavailableAnswers({
+    graphqlTimeoutMs: config.graphqlTimeoutMs,
+    portalPage: portal.unavailable,
+  });
+  const admit = admission(
+    config.maxInflight,
+    metrics,
+    requestDeadlines(config, metrics, logger, unavailable),
+    unavailable,
+  );
   koa.use(entry({ lifecycle, metrics, logger, restRows: rest.rows, admit }));
   const explorer = explorerRouter({ mode: config.graphqlExplorer, authorization: deps.sandboxAuthorization });
   mountBesideRows(
@@ -138,7 +150,7 @@ export async function createApp(deps: AppDeps): Promise<GatewayApp> {
   );
   koa.use((ctx, next) => admit(ctx, () => next()));
   koa.use(graphql.routes());
-  koa.use(portalRouter(services));
+  koa.use(portal.routes);
   koa.use(notFound());
   mountRest(koa, rest);
 

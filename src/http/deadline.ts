@@ -1,18 +1,14 @@
 import type { Context } from 'koa';
 import { Config } from '../config';
-import { RETRY_AFTER_SECONDS } from '../errors';
 import { LATE, LateWatch } from '../lib/late-watch';
 import { runInRequestScope, setRequestDeadline } from '../lib/request-scope';
 import { Logger } from '../logger';
 import { redactPortalPath } from '../portal/redact';
 import { GatewayMetrics } from '../metrics';
-import { sendBody } from '../rest/respond';
+import { AnswerUnavailable, RATING_PATH_PREFIX } from './unavailable';
 
 /** Milliseconds past its deadline after which a request still unanswered gets 503 anyway. */
 export const DEADLINE_GRACE_MS = 1000;
-
-/** Paths whose deadline is RATING_TIMEOUT_MS (docs/contract.md §4). */
-const RATING_PATH_PREFIX = '/crs-api/';
 
 /** Serves an admitted request (`run`), calling `settled` once it is answered or failed. */
 export type RunWithDeadline = (
@@ -26,9 +22,9 @@ export type RunWithDeadline = (
  * RATING_TIMEOUT_MS on the charging paths (`/crs-api/`, authentication included),
  * REQUEST_TIMEOUT_MS on every other path.
  */
-function budgetOf(path: string, rating: boolean, config: Config): number {
+function budgetOf(path: string, config: Config): number {
   if (path === '/graphql') return config.graphqlTimeoutMs;
-  return rating ? config.ratingTimeoutMs : config.requestTimeoutMs;
+  return path.startsWith(RATING_PATH_PREFIX) ? config.ratingTimeoutMs : config.requestTimeoutMs;
 }
 
 /**
@@ -36,17 +32,23 @@ function budgetOf(path: string, rating: boolean, config: Config): number {
  * budget, see {@link budgetOf}) that bounds its database statements; the deadline goes on the
  * request's one scope, opened with its log fields. The safety net: a request still unanswered
  * {@link DEADLINE_GRACE_MS} after its deadline (a wait somewhere that is not bounded) is logged
- * as an error, counted in `http_requests_deadline_exceeded_total` and answered anyway: a rating 200 with
+ * as an error, counted in `http_requests_deadline_exceeded_total` and answered anyway as
+ * `unavailable` says for its path (reason `deadline`, src/http/unavailable.ts): a rating 200 with
  * returnCode 5000 (docs/contract.md §4: a rating is always HTTP 200, and a retry with the same
- * operationId answers the recorded outcome), any other path 503 with `retry-after`.
+ * operationId answers the recorded outcome), `/graphql` 504 `TIMEOUT`, a portal link the
+ * portal's 503 page, any other path 503 with `retry-after`.
  */
-export function requestDeadlines(config: Config, metrics: GatewayMetrics, logger: Logger): RunWithDeadline {
+export function requestDeadlines(
+  config: Config,
+  metrics: GatewayMetrics,
+  logger: Logger,
+  unavailable: AnswerUnavailable,
+): RunWithDeadline {
   // One timer per budget for the safety net, not one per request (a hot path).
   const lateWatch = new LateWatch();
   return (ctx, run, settled) => {
     const path = ctx.path;
-    const rating = path.startsWith(RATING_PATH_PREFIX);
-    const budgetMs = budgetOf(path, rating, config);
+    const budgetMs = budgetOf(path, config);
     let work: Promise<unknown>;
     try {
       work = setRequestDeadline(budgetMs) ? run(ctx) : runInRequestScope(budgetMs, () => run(ctx));
@@ -63,11 +65,7 @@ export function requestDeadlines(config: Config, metrics: GatewayMetrics, logger
         work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
         // Never a portal link's access token (a credential): its path segment is redacted.
         logger.error({ path: redactPortalPath(path) }, 'request outlived its deadline');
-        if (rating) sendBody(ctx, 200, { returnCode: 5000 });
-        else {
-          ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
-          sendBody(ctx, 503, { errorCode: 1, message: 'request deadline exceeded, retry later' });
-        }
+        unavailable(ctx, 'deadline');
       },
       (err: unknown) => {
         settled();

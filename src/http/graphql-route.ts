@@ -162,8 +162,11 @@ function answerBodyError(ctx: Context, status: 400 | 413): void {
   });
 }
 
-/** Answers one GraphQL error (its `http` extension, if any, is not sent). */
-function answerError(
+/**
+ * Answers one GraphQL error, `{"errors":[{message, extensions}]}` as `application/json` with
+ * `status` (its `http` extension, if any, is not sent).
+ */
+export function answerError(
   ctx: Context,
   status: number,
   error: { message: string; extensions: Record<string, unknown> },

@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
-import { RETRY_AFTER_SECONDS } from '../errors';
 import { GatewayMetrics } from '../metrics';
-import { sendBody } from '../rest/respond';
 import { RunWithDeadline } from './deadline';
+import { AnswerUnavailable } from './unavailable';
 
 /** Admits a request and serves it with `run` under its deadline, or sheds it. */
 export type Admit = (ctx: Context, run: (ctx: Context) => Promise<unknown>) => Promise<void>;
 
 /**
  * Load shedding (docs/contract.md §8): at most `maxInflight` admitted requests at once; one more
- * is answered 503 with `retry-after` at once and counted in `http_requests_shed_total`. An admitted request
+ * is answered at once as `unavailable` says for its path (reason `overloaded`: 503 with
+ * `retry-after`, see src/http/unavailable.ts) and counted in `http_requests_shed_total`. An admitted request
  * runs under its deadline (`withDeadline`, see src/http/deadline.ts) and counts until it is
  * answered. Shedding and deadline are one call per request (a hot path). The probes are mounted
  * before admission and never shed.
@@ -18,6 +18,7 @@ export function admission(
   maxInflight: number,
   metrics: GatewayMetrics,
   withDeadline: RunWithDeadline,
+  unavailable: AnswerUnavailable,
 ): Admit {
   let admitted = 0;
   const settled = (): void => {
@@ -26,8 +27,7 @@ export function admission(
   return (ctx, run) => {
     if (admitted >= maxInflight) {
       metrics.shed.inc();
-      ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
-      sendBody(ctx, 503, { errorCode: 1, message: 'service overloaded, retry later' });
+      unavailable(ctx, 'overloaded');
       return Promise.resolve();
     }
     admitted++;

@@ -38,6 +38,10 @@ const EN = {
   loading: 'Loading…',
   invalidTitle: 'This link is no longer valid',
   invalidBody: 'Links to this page expire. Ask your operator for a new one to see and buy plans.',
+  unavailableTitle: 'The service is busy',
+  unavailableBody:
+    'This page could not be loaded right now. Nothing was charged. Please try again in a moment.',
+  retry: 'Try again',
   networkError: 'The service could not be reached. Check your connection and try again.',
   genericError: 'Something went wrong. Please try again.',
   'error.INSUFFICIENT_FUNDS': 'Your balance is too low for this plan. Nothing was charged.',
@@ -84,6 +88,10 @@ const ES: MessageTable = {
   loading: 'Cargando…',
   invalidTitle: 'Este enlace ya no es válido',
   invalidBody: 'Los enlaces a esta página caducan. Pide uno nuevo a tu operador para ver y comprar planes.',
+  unavailableTitle: 'El servicio está ocupado',
+  unavailableBody:
+    'No se ha podido cargar esta página ahora mismo. No se ha cobrado nada. Inténtalo de nuevo en un momento.',
+  retry: 'Reintentar',
   networkError: 'No se pudo contactar con el servicio. Comprueba tu conexión e inténtalo de nuevo.',
   genericError: 'Algo salió mal. Inténtalo de nuevo.',
   'error.INSUFFICIENT_FUNDS': 'Tu saldo no alcanza para este plan. No se ha cobrado nada.',
@@ -126,6 +134,10 @@ const PT: MessageTable = {
   invalidTitle: 'Esta ligação já não é válida',
   invalidBody:
     'As ligações para esta página expiram. Peça uma nova ao seu operador para ver e comprar planos.',
+  unavailableTitle: 'O serviço está ocupado',
+  unavailableBody:
+    'Não foi possível carregar esta página neste momento. Nada foi cobrado. Tente novamente daqui a pouco.',
+  retry: 'Tentar novamente',
   networkError: 'Não foi possível contactar o serviço. Verifique a sua ligação e tente novamente.',
   genericError: 'Algo correu mal. Tente novamente.',
   'error.INSUFFICIENT_FUNDS': 'O seu saldo não chega para este plano. Nada foi cobrado.',

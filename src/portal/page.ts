@@ -1,5 +1,5 @@
 import { NEUTRAL_BRANDING, PageBranding, normaliseColour, safeLogoUrl, textColourOn } from './branding';
-import { MESSAGES, PORTAL_LANGUAGES, PortalLanguage, translate } from './i18n';
+import { MESSAGES, MessageKey, PORTAL_LANGUAGES, PortalLanguage, translate } from './i18n';
 
 /** Where the portal's pages are served: `<PORTAL_PATH>/<access_token>`. */
 export const PORTAL_PATH = '/portal';
@@ -124,16 +124,48 @@ export function renderPortalPage(
 }
 
 /**
+ * A page that only says something (no script, neutral branding, nothing about any subscriber or
+ * tenant): the branded shell in `lang`, `titleKey` as title and heading, then `body` (HTML).
+ */
+function messagePage(
+  lang: PortalLanguage,
+  versions: AssetVersions,
+  titleKey: MessageKey,
+  body: string,
+): string {
+  return `${shell(lang, NEUTRAL_BRANDING, versions, translate(lang, titleKey), '')}<main id="main">
+<h1>${escapeHtml(translate(lang, titleKey))}</h1>
+${body}</main>
+</body>
+</html>
+`;
+}
+
+/**
  * The page of an expired, revoked or unknown link (HTTP 401): "this link is no longer valid" in
  * `lang`, neutral branding, no script and nothing about any subscriber or tenant.
  */
 export function renderInvalidLinkPage(lang: PortalLanguage, versions: AssetVersions): string {
-  const t = (key: Parameters<typeof translate>[1]) => escapeHtml(translate(lang, key));
-  return `${shell(lang, NEUTRAL_BRANDING, versions, translate(lang, 'invalidTitle'), '')}<main id="main">
-<h1>${t('invalidTitle')}</h1>
-<p>${t('invalidBody')}</p>
-</main>
-</body>
-</html>
-`;
+  return messagePage(
+    lang,
+    versions,
+    'invalidTitle',
+    `<p>${escapeHtml(translate(lang, 'invalidBody'))}</p>\n`,
+  );
+}
+
+/**
+ * The page of a link the gateway cannot open right now (HTTP 503: the database down or too slow,
+ * the request past its deadline, or the gateway overloaded): "the service is busy, nothing was
+ * charged, try again" in `lang`, with a link that loads the same address again; neutral
+ * branding, no script, nothing about any subscriber or tenant.
+ */
+export function renderUnavailablePage(lang: PortalLanguage, versions: AssetVersions): string {
+  const t = (key: MessageKey) => escapeHtml(translate(lang, key));
+  return messagePage(
+    lang,
+    versions,
+    'unavailableTitle',
+    `<p>${t('unavailableBody')}</p>\n<p><a class="retry" href="">${t('retry')}</a></p>\n`,
+  );
 }

@@ -13,3 +13,8 @@ export function redactPortalPath(path: string): string {
   const withoutQuery = path.replace(/[?#].*$/s, '');
   return withoutQuery.replace(PORTAL_LINK, `$1${REDACTED}`);
 }
+
+/** Whether `path` (no query) is a portal link's, `/portal/<access_token>` (not a static file's). */
+export function isPortalLinkPath(path: string): boolean {
+  return PORTAL_LINK.test(path);
+}

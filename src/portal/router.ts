@@ -1,5 +1,8 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { databaseFailureOf } from '../db/knex';
+import { RETRY_AFTER_SECONDS, ServiceUnavailableError } from '../errors';
+import { Logger } from '../logger';
 import { PortalAsset, assetVersions, loadPortalAssets } from './assets';
 import { PageBranding } from './branding';
 import { chooseLanguage } from './i18n';
@@ -7,8 +10,10 @@ import {
   PORTAL_ASSETS_PATH,
   PORTAL_PATH,
   THEME_STYLESHEET,
+  AssetVersions,
   renderInvalidLinkPage,
   renderPortalPage,
+  renderUnavailablePage,
   themeCss,
 } from './page';
 
@@ -81,12 +86,40 @@ function sendPage(ctx: Context, status: number, html: string): void {
   ctx.body = html;
 }
 
+/** The language a portal request asks for: `?lang=`, else `Accept-Language` (src/portal/i18n.ts). */
+function languageOf(ctx: Context) {
+  return chooseLanguage(ctx.query.lang, ctx.get('accept-language') || undefined);
+}
+
+/**
+ * Answers a portal link the gateway cannot serve now with the "service is busy" page: 503,
+ * `retry-after` (seconds), in the request's language, with the security headers and `no-store`.
+ */
+function sendUnavailablePage(ctx: Context, versions: AssetVersions): void {
+  setPortalSecurityHeaders(ctx);
+  ctx.set('retry-after', String(RETRY_AFTER_SECONDS));
+  sendPage(ctx, 503, renderUnavailablePage(languageOf(ctx), versions));
+}
+
+/** What the gateway mounts of the captive portal. */
+export interface PortalPages {
+  /** The portal's routes (see {@link portalPages}). */
+  routes: Middleware;
+  /**
+   * Answers a portal link the gateway did not serve (shed at `MAX_INFLIGHT`, or past its
+   * deadline: src/http/unavailable.ts) with the 503 "service is busy" page.
+   */
+  unavailable(ctx: Context): void;
+}
+
 /**
  * The captive portal (docs/portal.md), to mount on the gateway's Koa app:
  * - `GET /portal/<access_token>[?lang=en|es|pt]`: 200 with the subscriber's page, branded for the
  *   token's tenant, in the language of `?lang=` or else `Accept-Language` (English by default),
  *   when `services.portal.open` accepts the token; else 401 with the "this link is no longer
- *   valid" page in that language and no subscriber or tenant data.
+ *   valid" page in that language and no subscriber or tenant data. A database that is down, slow
+ *   or locked (or the request's deadline passing while it waits) answers 503 with `retry-after`
+ *   and the "service is busy, nothing was charged" page, logged as a warning.
  * - `GET /portal/assets/portal.js|portal.css`: the page's static files (src/portal/assets);
  *   `GET /portal/assets/theme.css?primary=rrggbb`: the tenant's colours as CSS custom properties.
  *   Any other asset name: 404 (the gateway's not-found answer).
@@ -94,7 +127,11 @@ function sendPage(ctx: Context, status: number, html: string): void {
  * access log and metrics, which record the route pattern (`/portal/:token`), never hold it.
  * @throws Error at start-up when the static files are not found (see portalAssetsDir).
  */
-export function portalRouter(services: PortalPageServices, assets = loadPortalAssets()): Middleware {
+export function portalPages(
+  services: PortalPageServices,
+  logger: Logger,
+  assets = loadPortalAssets(),
+): PortalPages {
   const versions = assetVersions(assets);
   const router = new Router({ prefix: PORTAL_PATH });
   router.use((ctx, next) => {
@@ -111,13 +148,24 @@ export function portalRouter(services: PortalPageServices, assets = loadPortalAs
     return asset ? sendAsset(ctx, asset) : next();
   });
   router.get('/:token', async (ctx) => {
-    const lang = chooseLanguage(ctx.query.lang, ctx.get('accept-language') || undefined);
+    const lang = languageOf(ctx);
     const token = ctx.params.token;
-    const session = TOKEN_SHAPE.test(token) ? await services.portal.open(token) : null;
+    let session: PortalPageSession | null;
+    try {
+      session = TOKEN_SHAPE.test(token) ? await services.portal.open(token) : null;
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableError) && !databaseFailureOf(err)) throw err;
+      logger.warn({ err }, 'database unavailable');
+      sendUnavailablePage(ctx, versions);
+      return;
+    }
     if (!session) sendPage(ctx, 401, renderInvalidLinkPage(lang, versions));
     else sendPage(ctx, 200, renderPortalPage(lang, session.branding, versions));
   });
-  return router.routes() as Middleware;
+  return {
+    routes: router.routes() as Middleware,
+    unavailable: (ctx) => sendUnavailablePage(ctx, versions),
+  };
 }
 
 /** Paths of the portal (for documentation and tests): the page's pattern and the assets' prefix. */

@@ -68,7 +68,12 @@ describe('requests that outlive their deadline + 1 s are answered anyway (the sa
   beforeAll(async () => {
     app = await startTestApp({
       dataset: chargingDataset(),
-      env: { REQUEST_TIMEOUT_MS: String(BUDGET_MS), RATING_TIMEOUT_MS: String(BUDGET_MS), MAX_INFLIGHT: '4' },
+      env: {
+        REQUEST_TIMEOUT_MS: String(BUDGET_MS),
+        RATING_TIMEOUT_MS: String(BUDGET_MS),
+        GRAPHQL_TIMEOUT_MS: String(BUDGET_MS),
+        MAX_INFLIGHT: '4',
+      },
     });
     // Each client's first request checks its password (scrypt: tens of ms of CPU, seconds on a
     // loaded machine) within the request's budget. A hung request must reach the hung method
@@ -112,6 +117,31 @@ describe('requests that outlive their deadline + 1 s are answered anyway (the sa
     const { res, ms, late } = await timed(rate, DUE_MS);
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ returnCode: 5000 });
+    expect(ms).toBeGreaterThanOrEqual(DUE_MS - 5);
+    expect(ms).toBeLessThan(DUE_MS + SLACK_MS + late);
+  });
+
+  it('a hung GraphQL operation: HTTP 504 with one TIMEOUT error, as GraphQL clients read it', async () => {
+    hang('tokens', 'introspect');
+    const { res, ms, late } = await timed(
+      () =>
+        app.request('POST', '/graphql', {
+          as: 'admin',
+          json: true,
+          body: { query: '{ introspectToken(token: "abc") { active } }' },
+        }),
+      DUE_MS,
+    );
+    expect(res.status).toBe(504);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.json()).toEqual({
+      errors: [
+        {
+          message: `operation exceeded GRAPHQL_TIMEOUT_MS (${BUDGET_MS} ms)`,
+          extensions: { code: 'TIMEOUT' },
+        },
+      ],
+    });
     expect(ms).toBeGreaterThanOrEqual(DUE_MS - 5);
     expect(ms).toBeLessThan(DUE_MS + SLACK_MS + late);
   });

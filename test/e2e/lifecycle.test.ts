@@ -62,22 +62,40 @@ describe('probes and metrics are never shed (MAX_INFLIGHT)', () => {
     await waitFor(() => app.app.inflight() === 2, { what: 'the two held requests in flight at the gateway' });
     for (const probe of ['/healthz', '/readyz', '/metrics'])
       expect((await app.request('GET', probe)).status).toBe(200);
-    const shedRequests = [
-      app.request('GET', '/pcc/pcrf/locations', {
-        as: 'admin',
-        json: true,
-        headers: { permissions: 'PCRF_LOCATION_READ_PERMISSION' },
-      }),
-      // /graphql, served by exact path from the entry middleware as the REST rows, is admitted there too.
-      app.request('POST', '/graphql', { as: 'admin', json: true, body: { query: '{ __typename }' } }),
-    ];
-    for (const shed of await Promise.all(shedRequests)) {
-      expect(shed.status).toBe(503);
-      expect(shed.headers.get('retry-after')).toBe('1');
-      expect(shed.json()).toEqual({ errorCode: 1, message: 'service overloaded, retry later' });
-    }
+    const rest = await app.request('GET', '/pcc/pcrf/locations', {
+      as: 'admin',
+      json: true,
+      headers: { permissions: 'PCRF_LOCATION_READ_PERMISSION' },
+    });
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('retry-after')).toBe('1');
+    expect(rest.json()).toEqual({ errorCode: 1, message: 'service overloaded, retry later' });
+    // /graphql, served by exact path from the entry middleware as the REST rows, is admitted
+    // there too, and told in GraphQL's own form.
+    const graphql = await app.request('POST', '/graphql', {
+      as: 'admin',
+      json: true,
+      body: { query: '{ __typename }' },
+    });
+    expect(graphql.status).toBe(503);
+    expect(graphql.headers.get('retry-after')).toBe('1');
+    expect(graphql.json()).toEqual({
+      errors: [
+        {
+          message: 'service overloaded, retry later',
+          extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1 },
+        },
+      ],
+    });
+    // A portal link (a subscriber's browser) gets the portal's page.
+    const portal = await app.request('GET', '/portal/some-link-token?lang=pt');
+    expect(portal.status).toBe(503);
+    expect(portal.headers.get('retry-after')).toBe('1');
+    expect(portal.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(portal.text).toContain('O serviço está ocupado');
+    expect(portal.text).not.toContain('some-link-token');
     const metrics = (await app.request('GET', '/metrics')).text;
-    expect(metrics).toMatch(/^http_requests_shed_total 2$/m);
+    expect(metrics).toMatch(/^http_requests_shed_total 3$/m);
     for (const h of held) h.finish();
     for (const h of held) expect((await h.done).status).toBe(201);
   });

@@ -4,10 +4,12 @@ import { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { Browser, Page, chromium } from 'playwright-core';
 import { loadConfig } from '../../src/config';
+import { ServiceUnavailableError } from '../../src/errors';
 import { requestDeadlines } from '../../src/http/deadline';
+import { unavailableAnswers } from '../../src/http/unavailable';
 import { createLogger } from '../../src/logger';
 import { GatewayMetrics } from '../../src/metrics';
-import { PortalPageServices, portalRouter, PORTAL_CSP } from '../../src/portal/router';
+import { PortalPageServices, portalPages, PORTAL_CSP } from '../../src/portal/router';
 
 /**
  * The portal page on its own: the router over a fake `services.portal` and, in chromium, the
@@ -16,6 +18,10 @@ import { PortalPageServices, portalRouter, PORTAL_CSP } from '../../src/portal/r
  */
 const GOOD = 'good-token_0123456789abcdefghijklmnopqrstuvw';
 const BRANDING = { displayName: 'Acme <Mobile> & Co', primaryColor: '#ffcc00', logoUrl: null };
+/** A link whose lookup finds the database down. */
+const DOWN = 'down-token_0123456789abcdefghijklmnopqrstuvw';
+/** A link whose lookup fails for a reason that is not the database's (a bug). */
+const BROKEN = 'broken-token_0123456789abcdefghijklmnopqrstu';
 
 interface Fake {
   url: string;
@@ -31,13 +37,28 @@ interface Fake {
 /** A Koa app with the portal router and a fake /graphql answering `me` and `purchasePlan`. */
 async function startFake(): Promise<Fake> {
   const services: PortalPageServices = {
-    portal: { open: async (token) => (token === GOOD ? { tenantId: 1, branding: BRANDING } : null) },
+    portal: {
+      open: async (token) => {
+        if (token === DOWN) throw new ServiceUnavailableError('unreachable');
+        if (token === BROKEN) throw new TypeError('a bug');
+        return token === GOOD ? { tenantId: 1, branding: BRANDING } : null;
+      },
+    },
   };
   const plans: Record<string, unknown>[] = [];
   let balance = '10.00';
   const fake = { graphql: [], failPurchases: 0, inUse: 0 } as unknown as Fake;
   const koa = new Koa();
-  koa.use(portalRouter(services));
+  // What the gateway's error guard does with an error no part handled: a bare 500.
+  koa.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch {
+      ctx.status = 500;
+      ctx.body = 'internal error';
+    }
+  });
+  koa.use(portalPages(services, createLogger('silent')).routes);
   koa.use(async (ctx, next) => {
     if (ctx.path !== '/graphql' || ctx.method !== 'POST') return next();
     const chunks: Buffer[] = [];
@@ -207,6 +228,30 @@ describe('portal page over HTTP', () => {
     expect((await fetch(`${fake.url}/portal/${'x'.repeat(300)}`)).status).toBe(401);
   });
 
+  it('answers a link while the database is down 503 "service is busy", localised, with retry-after and no data', async () => {
+    for (const [lang, text] of [
+      ['en', 'The service is busy'],
+      ['es', 'El servicio está ocupado'],
+      ['pt', 'O serviço está ocupado'],
+    ]) {
+      const res = await fetch(`${fake.url}/portal/${DOWN}?lang=${lang}`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-security-policy')).toBe(PORTAL_CSP);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const html = await res.text();
+      expect(html).toContain(`<html lang="${lang}">`);
+      expect(html).toContain(text);
+      // A link that loads the same address again; never the token itself.
+      expect(html).toContain('<a class="retry" href="">');
+      expect(html).not.toContain(DOWN);
+      expect(html).not.toContain('<script');
+    }
+    // A failure that is not the database's stays the error guard's 500.
+    expect((await fetch(`${fake.url}/portal/${BROKEN}`)).status).toBe(500);
+  });
+
   it('serves the static files with their types and the tenant theme', async () => {
     const js = await fetch(`${fake.url}/portal/assets/portal.js`);
     expect(js.status).toBe(200);
@@ -240,13 +285,17 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-describe('portal link in a log line', () => {
-  it('a portal request that outlived its deadline is logged without its token', async () => {
+describe('portal link past its deadline', () => {
+  it("is answered with the portal's 503 page in its language and logged without its token", async () => {
     const lines: string[] = [];
     const deadlines = requestDeadlines(
       loadConfig({ REQUEST_TIMEOUT_MS: '100', LOG_LEVEL: 'silent' }),
       { deadlineExceeded: { inc: () => undefined } } as unknown as GatewayMetrics,
       createLogger('info', { write: (line: string) => lines.push(line) }),
+      unavailableAnswers({
+        graphqlTimeoutMs: 100,
+        portalPage: portalPages({ portal: { open: async () => null } }, createLogger('silent')).unavailable,
+      }),
     );
     const koa = new Koa();
     // A request whose work never ends: the safety net answers and logs it.
@@ -264,6 +313,12 @@ describe('portal link in a log line', () => {
         `http://127.0.0.1:${(server.address() as AddressInfo).port}/portal/${GOOD}?lang=es`,
       );
       expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.headers.get('content-security-policy')).toBe(PORTAL_CSP);
+      const html = await res.text();
+      expect(html).toContain('<html lang="es">');
+      expect(html).toContain('El servicio está ocupado');
+      expect(html).not.toContain(GOOD);
       const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(logged).toContainEqual(
         expect.objectContaining({ path: '/portal/:token', msg: 'request outlived its deadline' }),
