@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { Config } from '../config';
-import { LATE, LateWatch } from '../lib/late-watch';
+import { LateWatch } from '../lib/late-watch';
 import { runInRequestScope, setRequestDeadline } from '../lib/request-scope';
 import { Logger } from '../logger';
 import { redactPortalPath } from '../portal/redact';
@@ -56,21 +56,21 @@ export function requestDeadlines(
       settled();
       return Promise.reject(err);
     }
-    // `then` rather than an async function: one promise less per request (a hot path).
-    return lateWatch.race(work, budgetMs + DEADLINE_GRACE_MS).then(
-      (outcome) => {
+    // The watch's handlers rather than `race(...).then(...)`: one promise less per request (a hot path).
+    return lateWatch.watch(work, budgetMs + DEADLINE_GRACE_MS, {
+      settled: () => settled(),
+      failed: (err) => {
         settled();
-        if (outcome !== LATE) return;
+        throw err;
+      },
+      late: () => {
+        settled();
         metrics.deadlineExceeded.inc();
         work.catch((err: unknown) => logger.warn({ err }, 'late failure'));
         // Never a portal link's access token (a credential): its path segment is redacted.
         logger.error({ path: redactPortalPath(path) }, 'request outlived its deadline');
         unavailable(ctx, 'deadline');
       },
-      (err: unknown) => {
-        settled();
-        throw err;
-      },
-    );
+    });
   };
 }

@@ -31,6 +31,38 @@ describe('LateWatch (one timer per delay for the request safety net)', () => {
     await expect(raced).resolves.toBe('done');
   });
 
+  it('watch calls exactly one handler, once, and settles like it (its value, or what it throws)', async () => {
+    const watch = new LateWatch();
+    const calls: string[] = [];
+    const handlers = (tag: string) => ({
+      settled: (v: number) => (calls.push(`${tag} settled ${v}`), v * 2),
+      failed: (e: unknown) => {
+        calls.push(`${tag} failed ${(e as Error).message}`);
+        throw new Error(`handled ${(e as Error).message}`);
+      },
+      late: () => (calls.push(`${tag} late`), -1),
+    });
+    await expect(watch.watch(Promise.resolve(21), 50, handlers('a'))).resolves.toBe(42);
+    await expect(watch.watch(Promise.reject(new Error('boom')), 50, handlers('b'))).rejects.toThrow(
+      'handled boom',
+    );
+    // Late: `late` answers, and the work settling afterwards calls nothing more.
+    const slow = deferred<number>();
+    await expect(watch.watch(slow.promise, 30, handlers('c'))).resolves.toBe(-1);
+    slow.resolve(5);
+    await simulatedDelay(20, 'the late work settling after its watch');
+    // A `late` that throws rejects the watch.
+    const stuck = deferred<number>();
+    const throwing = watch.watch(stuck.promise, 30, {
+      ...handlers('d'),
+      late: () => {
+        throw new Error('late and failing');
+      },
+    });
+    await expect(throwing).rejects.toThrow('late and failing');
+    expect(calls).toEqual(['a settled 21', 'b failed boom', 'c late']);
+  });
+
   it('resolves LATE at each entry’s own due time, in order, while settled entries in between stay settled', async () => {
     const watch = new LateWatch();
     const start = performance.now();
