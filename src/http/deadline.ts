@@ -7,7 +7,7 @@ import { redactPortalPath } from '../portal/redact';
 import { GatewayMetrics } from '../metrics';
 import { AnswerUnavailable, RATING_PATH_PREFIX } from './unavailable';
 
-/** Milliseconds past its deadline after which a request still unanswered gets 503 anyway. */
+/** Milliseconds past its deadline after which a request still unanswered is answered anyway (src/http/unavailable.ts). */
 export const DEADLINE_GRACE_MS = 1000;
 
 /** Serves an admitted request (`run`), calling `settled` once it is answered or failed. */

@@ -33,8 +33,8 @@ const MESSAGES: Readonly<Record<UnavailableReason, string>> = {
 };
 
 /**
- * How each kind of client is told that its request was not served (docs/operations.md "When
- * things fail"), every answer but a rating's with `retry-after` (seconds, `RETRY_AFTER_SECONDS`):
+ * How each kind of client is told that its request was not served (docs/operations.md "Failure
+ * behaviour"), every answer but a rating's with `retry-after` (seconds, `RETRY_AFTER_SECONDS`):
  * - `/graphql` (GraphQL clients read `errors[].extensions.code`): overloaded, HTTP 503 with one
  *   `SERVICE_UNAVAILABLE` error; past the deadline, HTTP 504 with one `TIMEOUT` error, as an
  *   operation past GRAPHQL_TIMEOUT_MS; JSON (`application/json`).
