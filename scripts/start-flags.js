@@ -16,7 +16,7 @@ const START =
 /**
  * The start script split into `{ env, flags }`: `env` the variables it sets (name → value,
  * e.g. `{ MALLOC_MMAP_THRESHOLD_: '4194304' }`), `flags` the node flags (e.g.
- * `['--max-semi-space-size=4']`).
+ * `['--max-semi-space-size=8']`).
  * @throws when the start script does not have the form `[exec] [env NAME=value…] node [--flag…] dist/src/main.js`.
  */
 function startScript() {
@@ -30,7 +30,7 @@ function startScript() {
   return { env, flags: words(m[2]) };
 }
 
-/** The node flags, e.g. `['--max-semi-space-size=4']` (none: `[]`). @throws as startScript. */
+/** The node flags, e.g. `['--max-semi-space-size=8']` (none: `[]`). @throws as startScript. */
 const startFlags = () => startScript().flags;
 
 /** The environment variables the start script sets (name → value; none: `{}`). @throws as startScript. */

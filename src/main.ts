@@ -1,6 +1,6 @@
 /**
  * The gateway process (docs/contract.md §8): `npm start` runs `env MALLOC_MMAP_THRESHOLD_=4194304
- * node --max-semi-space-size=4 dist/src/main.js` (glibc's fixed mmap threshold: every scrypt
+ * node --max-semi-space-size=8 dist/src/main.js` (glibc's fixed mmap threshold: every scrypt
  * verification's 16 MiB goes back to the system when it ends, docs/operations.md "Start-up, the
  * bundle and the heap"; the young generation's cap, see src/lib/heap.ts), which serves
  * until SIGTERM or SIGINT (src/server.ts has the steps: config → database → app → listen →

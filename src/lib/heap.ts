@@ -29,11 +29,13 @@ export const PRETENURING_FLAGS: readonly string[] = ['--no-allocation-site-prete
  * of live data.
  * - `balanced` (the default): the old generation may grow to 40 % above the live data
  *   (`--heap-growing-percent=40`). With the young generation `npm start` gives (package.json
- *   `start`: `node --max-semi-space-size=4`, two semi-spaces of up to 4 MiB instead of V8's 16;
+ *   `start`: `node --max-semi-space-size=8`, two semi-spaces of up to 8 MiB instead of V8's 16;
  *   V8 takes that flag only when the process starts), RSS under a 32-connection load was
  *   149-156 MB with ratings and 141-148 MB with introspection, and 159-163 MB after 32
- *   location lists; no req/s difference from `v8` stood out of the ±30 % run-to-run noise
- *   (docs/benchmarks.md "Heap sizing").
+ *   location lists, with 4 MiB semi-spaces (8 MiB since 2026-11-28: 40 % less promoted to the old
+ *   generation under a paced MariaDB rating load, for up to 8 MiB more young generation;
+ *   docs/benchmarks.md "The young generation's size and the rating tail"); no req/s difference
+ *   from `v8` stood out of the ±30 % run-to-run noise (docs/benchmarks.md "Heap sizing").
  * - `v8`: V8's own sizing (up to 4×): RSS under load 180-250 MB, after the location list
  *   190-260 MB.
  * - `compact`: 20 % (`--heap-growing-percent=20`): RSS under load about 140 MB, but

@@ -13,8 +13,8 @@ const { startFlags, startEnv } = require('../../scripts/start-flags') as {
  * gateway and its baselines with the flags startFlags() reads from package.json.
  */
 describe("npm start's node flags and environment", () => {
-  it('are read from the start script and cap the semi-spaces at 4 MiB', () => {
-    expect(startFlags()).toEqual(['--max-semi-space-size=4']);
+  it('are read from the start script and cap the semi-spaces at 8 MiB', () => {
+    expect(startFlags()).toEqual(['--max-semi-space-size=8']);
   });
 
   it('are flags this node accepts, and V8 applies the cap', () => {
@@ -30,7 +30,7 @@ describe("npm start's node flags and environment", () => {
     );
     expect(run.stderr.toString()).toBe('');
     expect(run.status).toBe(0);
-    expect(Number(run.stdout.toString())).toBeLessThanOrEqual(2 * 4 * 1024 * 1024);
+    expect(Number(run.stdout.toString())).toBeLessThanOrEqual(2 * 8 * 1024 * 1024);
   });
 
   it('set a fixed malloc threshold, and with it the 16 MiB of each scrypt verification go back to the system', () => {
