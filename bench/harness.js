@@ -45,6 +45,8 @@ function settings() {
     /** Rounds of the alternating pairs; null: each scenario's own default (5, or 3 for the long ones). */
     rounds: process.env.BENCH_ROUNDS ? Number(process.env.BENCH_ROUNDS) : quick ? 1 : null,
     warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', quick ? 1 : 2),
+    /** Unmeasured run before a measured one whose server sat idle during the run before it (comparePairs). */
+    leadInSeconds: envNumber('BENCH_LEADIN_SECONDS', quick ? 0 : 3),
     connections: envNumber('BENCH_CONNECTIONS', 32),
     only: envList(
       'BENCH_ONLY',
@@ -329,24 +331,43 @@ function printTable(title, header, rows) {
  * warmed up again: one process's luck in V8's optimisation (measured: ±5 % between two processes
  * of the same code) is then one sample of the median instead of every round. `order` (indices
  * of `targets`) is the running order of a round when it is not the targets' own (the table keeps
- * the targets' order): rows judged against each other run next to each other. Returns per target
- * `{ name, reqs, p50, p99, bytes, rss, peak, ratio, warmup, results }` (load results as
- * runLoad gives them).
+ * the targets' order): rows judged against each other run next to each other. With
+ * `leadInSeconds` > 0, a measured run whose server was idle during the run before it (another
+ * process was being measured) follows an unmeasured run of that many seconds of the same load:
+ * the gateway left idle for 20-30 s spent its first 3 s back under load at 1.3-1.7× its steady
+ * CPU per request (V8's memory reducer had shrunk its heap; docs/benchmarks.md), so without it
+ * a row's figure depended on whether another process ran before it. Returns per target
+ * `{ name, reqs, p50, p99, bytes, rss, peak, ratio, warmup, leadIns, results }` (load results as
+ * runLoad gives them; `leadIns` the lead-in runs, whose requests count for the data checks).
  */
 async function comparePairs(
   scenario,
   title,
   targets,
-  { rounds, seconds, warmupSeconds, connections, verdicts, beforeRound, fresh = false, order: runOrder },
+  {
+    rounds,
+    seconds,
+    warmupSeconds,
+    leadInSeconds = 0,
+    connections,
+    verdicts,
+    beforeRound,
+    fresh = false,
+    order: runOrder,
+  },
 ) {
   const runs = targets.map(() => []);
+  const leadIns = targets.map(() => []);
   const warmups = [];
+  /** The server of the run before (warm-up or measured). */
+  let lastServer = null;
   const warmUp = async () => {
     for (const t of targets) {
       if (!(warmupSeconds > 0)) continue;
       const r = await runLoad(t.server.base, t.request, { duration: warmupSeconds, connections, ...t.opts });
       verdicts.checkLoad(scenario, `${t.name} (warm-up)`, r);
       warmups.push(r);
+      lastServer = t.server;
     }
   };
   await warmUp();
@@ -360,6 +381,17 @@ async function comparePairs(
     const order = (runOrder ?? targets.map((_, i) => i)).map((i) => [i, targets[i]]);
     if (round % 2) order.reverse();
     for (const [i, t] of order) {
+      if (leadInSeconds > 0 && lastServer && lastServer !== t.server) {
+        await settle();
+        const r = await runLoad(t.server.base, t.request, {
+          duration: leadInSeconds,
+          connections,
+          ...t.opts,
+        });
+        verdicts.checkLoad(scenario, `${t.name} round ${round + 1} (lead-in)`, r);
+        leadIns[i].push(r);
+      }
+      lastServer = t.server;
       await settle();
       const cpuBefore = cpuMsOf(t.server.pid);
       const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
@@ -388,6 +420,7 @@ async function comparePairs(
       rss: m.rss,
       peak: m.peak,
       warmup: warmups[i],
+      leadIns: leadIns[i],
       results: runs[i],
     };
   });

@@ -64,13 +64,14 @@ const pairOptions = (s, verdicts, rounds, extra = {}) => ({
   rounds: s.rounds ?? rounds,
   seconds: s.seconds,
   warmupSeconds: s.warmupSeconds,
+  leadInSeconds: s.leadInSeconds,
   connections: s.connections,
   verdicts,
   ...extra,
 });
 
-/** Every load result of a comparePairs row (warm-up and rounds). */
-const allResults = (rows) => rows.flatMap((r) => [r.warmup, ...r.results].filter(Boolean));
+/** Every load result of a comparePairs row (warm-up, lead-ins and rounds). */
+const allResults = (rows) => rows.flatMap((r) => [r.warmup, ...r.leadIns, ...r.results].filter(Boolean));
 
 /**
  * Rate-limited runs at `rate` req/s, paced evenly, 3 of them (BENCH_ROUNDS when set), judged
