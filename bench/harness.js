@@ -359,16 +359,24 @@ async function comparePairs(
   const runs = targets.map(() => []);
   const leadIns = targets.map(() => []);
   const warmups = [];
-  /** The server of the run before (warm-up or measured). */
+  /** The server of the run before (warm-up, lead-in or measured). */
   let lastServer = null;
+  /**
+   * One run of `t` for `duration` s, its answers checked (`label` names it in a failure), with
+   * the server's CPU time per answer, µs, as `cpuUs`: what the code costs, less disturbed than
+   * req/s by other work on the machine (a diagnostic; the targets are on req/s).
+   */
+  const load = async (t, duration, label) => {
+    const cpuBefore = cpuMsOf(t.server.pid);
+    const r = await runLoad(t.server.base, t.request, { duration, connections, ...t.opts });
+    r.cpuUs = ((cpuMsOf(t.server.pid) - cpuBefore) * 1000) / Math.max(1, r.total);
+    verdicts.checkLoad(scenario, `${t.name} ${label}`, r);
+    lastServer = t.server;
+    return r;
+  };
   const warmUp = async () => {
-    for (const t of targets) {
-      if (!(warmupSeconds > 0)) continue;
-      const r = await runLoad(t.server.base, t.request, { duration: warmupSeconds, connections, ...t.opts });
-      verdicts.checkLoad(scenario, `${t.name} (warm-up)`, r);
-      warmups.push(r);
-      lastServer = t.server;
-    }
+    if (!(warmupSeconds > 0)) return;
+    for (const t of targets) warmups.push(await load(t, warmupSeconds, '(warm-up)'));
   };
   await warmUp();
   for (let round = 0; round < rounds; round++) {
@@ -383,22 +391,10 @@ async function comparePairs(
     for (const [i, t] of order) {
       if (leadInSeconds > 0 && lastServer && lastServer !== t.server) {
         await settle();
-        const r = await runLoad(t.server.base, t.request, {
-          duration: leadInSeconds,
-          connections,
-          ...t.opts,
-        });
-        verdicts.checkLoad(scenario, `${t.name} round ${round + 1} (lead-in)`, r);
-        leadIns[i].push(r);
+        leadIns[i].push(await load(t, leadInSeconds, `round ${round + 1} (lead-in)`));
       }
-      lastServer = t.server;
       await settle();
-      const cpuBefore = cpuMsOf(t.server.pid);
-      const r = await runLoad(t.server.base, t.request, { duration: seconds, connections, ...t.opts });
-      // The server's CPU time per answer, µs: what the code costs, less disturbed than req/s by
-      // other work on the machine (a diagnostic; the targets are on req/s).
-      r.cpuUs = ((cpuMsOf(t.server.pid) - cpuBefore) * 1000) / Math.max(1, r.total);
-      verdicts.checkLoad(scenario, `${t.name} round ${round + 1}`, r);
+      const r = await load(t, seconds, `round ${round + 1}`);
       runs[i].push(r);
       process.stdout.write(
         `  round ${round + 1}/${rounds} ${t.name}: ${Math.round(r.reqs)} req/s p50 ${r.p50} ms p99 ${r.p99} ms, server CPU ${Math.round(r.cpuUs)} µs/req\n`,
