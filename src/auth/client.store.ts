@@ -126,7 +126,7 @@ export async function findClientByUsername(db: Knex, username: string): Promise<
 /**
  * Loads a client as {@link findClientByUsername} does and, in the same statement, the
  * failed-login counters of `failureKeys` that exist (one round trip on the authentication hot
- * path, a prepared statement on both dialects, see {@link preparedRows}; `db` may be a
+ * path, hand-written SQL prepared on SQLite, see {@link preparedRows}; `db` may be a
  * transaction; a second statement reads the client's trusted documents only when their version
  * changed since this process last read them). `failures` is empty when the client does not exist.
  * @throws the driver's error, DatabaseTimeoutError or DeadlineExceededError (see src/db/bound-client.ts).

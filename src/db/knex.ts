@@ -29,7 +29,6 @@ export type { Dialect } from './dialect';
 export { databaseFailureOf, isUniqueViolation, transactionConflictOf } from './failure';
 export type { DatabaseFailure, TransactionConflict } from './failure';
 export { groupsCommits } from './group-commit';
-export { PREPARED } from './mysql';
 export { DEFAULT_TRANSACTION_RETRY, groupedWrite, lockingTransaction, retryingTransaction } from './retry';
 export type { InTransaction, TransactionRetryPolicy } from './retry';
 export {

@@ -22,7 +22,11 @@ function mysqlSession(
   });
 }
 
-/** Prepared statements mysql2 keeps per connection (./prepared.ts uses fewer than ten). */
+/**
+ * Prepared statements mysql2 would keep per connection. The gateway prepares none on MySQL (every
+ * statement goes as text, see {@link sendMysql}); the bound keeps the cache mysql2 allocates per
+ * connection small.
+ */
 export const MAX_PREPARED_STATEMENTS = 64;
 
 /**
@@ -60,8 +64,7 @@ export function mysqlConfig(databaseUrl: string, limits: DbLimits): Knex.Config 
       decimalNumbers: false,
       // mysql2 caches prepared statements per connection in an LRU whose arrays it allocates at
       // their full size up front: 16,000 entries by default, 0.5 MB per connection that every
-      // full garbage collection scans (5 MB for a pool of 10). The gateway prepares a handful
-      // of statements (./prepared.ts).
+      // full garbage collection scans (5 MB for a pool of 10). The gateway prepares none.
       maxPreparedStatements: MAX_PREPARED_STATEMENTS,
     },
     pool: {
@@ -76,23 +79,9 @@ export function mysqlConfig(databaseUrl: string, limits: DbLimits): Knex.Config 
   };
 }
 
-/**
- * Option key of a query object (`options`) asking the bounded client (./bound-client.ts) to send
- * it with mysql2 `execute` (a prepared statement, cached per connection by mysql2) instead of
- * `query`; set by `preparedRows` (src/db/prepared.ts). Ignored on SQLite, where every statement
- * is cached.
- */
-export const PREPARED = 'gatewayPrepared';
-
-/** True when a query object's driver `options` ask for a prepared statement (see {@link PREPARED}). */
-function wantsPrepared(options: Record<string, unknown> | undefined): boolean {
-  return options?.[PREPARED] === true;
-}
-
 type Mysql2Callback = (err: Error | null, rows: unknown, fields: unknown) => void;
 type Mysql2Connection = {
-  query(sql: string | Record<string, unknown>, values: unknown, cb: Mysql2Callback): void;
-  execute(sql: string | Record<string, unknown>, values: unknown, cb: Mysql2Callback): void;
+  query(sql: string, values: unknown, cb: Mysql2Callback): void;
 };
 
 /** A knex query object as it reaches the client's `_query`. */
@@ -106,16 +95,18 @@ interface QueryObject {
 /**
  * knex's mysql2 `_query`, done here (`knexQuery` is knex's own, for what this does not cover):
  * sends `obj.sql` with `obj.bindings`, sets `obj.response` to `[rows, fields]` and answers `obj`,
- * as knex does, with two differences.
- * - A prepared statement ({@link PREPARED}) goes out with mysql2 `execute`: knex has no way to
- *   ask for one.
- * - A statement without driver options goes to mysql2 as its SQL string. knex passes an options
- *   object, which mysql2 copies into a new one with two object spreads on every call; on Node 20
- *   those copies ended in V8's old generation: measured 420 bytes per `query` and 680 per
- *   `execute` (5 and 12 with a string), about 4 KB per rating, and so a full garbage collection
- *   (a 50-80 ms stall on one core) about twice as often (docs/benchmarks.md "Full collections and what fed them").
- * Driver options other than {@link PREPARED} (e.g. knex's `.options({ nestTables: true })`) go
- * as an object: to `execute` with the SQL, else through `knexQuery`.
+ * as knex does, with one difference: a statement without driver options goes to mysql2 `query`
+ * as its SQL string. knex passes an options object, which mysql2 copies into a new one with two
+ * object spreads on every call; on Node 20 those copies ended in V8's old generation: measured
+ * 420 bytes per `query` (5 with a string), about 4 KB per rating, and so a full garbage
+ * collection (a 50-80 ms stall on one core) about twice as often (docs/benchmarks.md "Full
+ * collections and what fed them"). A statement with driver options (e.g. knex's
+ * `.options({ nestTables: true })`) goes through `knexQuery`.
+ *
+ * Every statement goes out as text, its values escaped by mysql2 as knex's own are, none as a
+ * server-side prepared statement (mysql2 `execute`): the gateway's token lookup cost about 24 µs
+ * more CPU per REST introspection through `execute` and made it promote 330 bytes more per
+ * request (docs/benchmarks.md "MySQL reads as text, not prepared statements").
  */
 export function sendMysql(
   connection: unknown,
@@ -144,7 +135,7 @@ export function sendMysqlTo(
  * {@link sendMysql} without a promise of its own: sends the statement and settles through
  * `resolve` (with `obj`, its `response` set) or `reject` (the driver's error), or sends nothing and
  * answers false when the statement must go through knex's own `_query` (not an object with SQL,
- * or driver options other than {@link PREPARED} on a statement that is not prepared).
+ * or one with driver options).
  */
 function startMysql(
   connection: unknown,
@@ -154,20 +145,11 @@ function startMysql(
 ): boolean {
   const q = obj as QueryObject;
   if (typeof obj !== 'object' || obj === null || !q.sql) return false;
-  const prepared = wantsPrepared(q.options);
-  let sql: string | Record<string, unknown> = q.sql;
-  if (q.options && Object.keys(q.options).length > (prepared ? 1 : 0)) {
-    if (!prepared) return false;
-    const { [PREPARED]: _prepared, ...options } = q.options;
-    sql = { ...options, sql: q.sql };
-  }
-  const conn = connection as Mysql2Connection;
-  const done: Mysql2Callback = (err, rows, fields) => {
+  if (q.options && Object.keys(q.options).length > 0) return false;
+  (connection as Mysql2Connection).query(q.sql, q.bindings, (err, rows, fields) => {
     if (err) return reject(err);
     q.response = [rows, fields];
     resolve(q);
-  };
-  if (prepared) conn.execute(sql, q.bindings ?? [], done);
-  else conn.query(sql, q.bindings, done);
+  });
   return true;
 }

@@ -4,17 +4,17 @@ import { remainingMs } from '../lib/request-scope';
 import { tracingActive } from '../lib/tracing';
 import { connectionWaitPastDeadline, releaseTakenConnection, takeIdleConnection } from './bound-client';
 import { dialectOf } from './dialect';
-import { PREPARED } from './mysql';
 import { SqliteConnection, idleSqliteConnection } from './sqlite';
 
 /**
- * Runs one hand-written SELECT as a prepared statement (the per-request
+ * Runs one hand-written SELECT without knex's query builder (the per-request
  * queries of authentication, token introspection and rating lookup, which knex would otherwise
- * build, compile and — on SQLite — prepare anew on every request).
+ * build and compile on every request, and SQLite prepare anew).
  *
  * `sql` uses `?` placeholders and identifiers that need no quoting on either dialect. On SQLite
- * the connection's statement cache (see `cacheStatements` in ./sqlite.ts) prepares it once; on MySQL/MariaDB it goes
- * out through mysql2 `execute`, whose per-connection cache prepares it once per connection.
+ * the connection's statement cache (see `cacheStatements` in ./sqlite.ts) prepares it once; on
+ * MySQL/MariaDB it goes out as text, its values escaped by mysql2 as knex's statements are, not
+ * as a server-side prepared statement (`sendMysql` in ./mysql.ts says why).
  *
  * On SQLite outside a transaction, while the pool's one connection is idle (see
  * `idleSqliteConnection` in ./sqlite.ts) and tracing is off, the statement runs on that
@@ -62,11 +62,9 @@ function rowsNow<R>(db: Knex, connection: SqliteConnection, sql: string, binding
   return (connection.prepare(sql) as { all(values: unknown[]): R[] }).all(values);
 }
 
-const PREPARED_OPTIONS = { [PREPARED]: true };
-
 /** The query object of a prepared SELECT, as knex's client and `_query` take it. */
 function selectObject(sql: string, bindings: readonly unknown[]): Record<string, unknown> {
-  return { sql, bindings: [...bindings], method: 'select', options: PREPARED_OPTIONS };
+  return { sql, bindings: [...bindings], method: 'select' };
 }
 
 /**

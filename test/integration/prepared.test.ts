@@ -39,6 +39,32 @@ describe('preparedRows on the real database', () => {
     }
   });
 
+  it('binds hostile values as values: quotes, backslashes, placeholders and comments match only themselves', async () => {
+    const names = [`o'brien \\ "x" -- ; ?`, `?`, `\\' or 1=1 -- `];
+    await t.db('tenants').insert(names.map((name, i) => ({ id: 10 + i, name, created_at: 0 })));
+    for (const [i, name] of names.entries())
+      expect((await byName(t.db, name)).map((r) => ({ id: Number(r.id), name: r.name }))).toEqual([
+        { id: 10 + i, name },
+      ]);
+    expect(await byName(t.db, `' or '1'='1`)).toEqual([]);
+    expect(await byName(t.db, `acme' -- `)).toEqual([]);
+  });
+
+  // src/db/mysql.ts: on MySQL every statement goes as text (mysql2 `query`), none as a server-side
+  // prepared statement (`execute` cost the gateway CPU and promoted memory, docs/benchmarks.md).
+  it('on MySQL: prepares nothing on the server', async () => {
+    if (t.dialect !== 'mysql') return;
+    const counters = async () => {
+      const [rows] = (await t.db.raw(
+        "show global status where variable_name in ('Com_stmt_prepare', 'Com_stmt_execute')",
+      )) as [Array<{ Value: string }>];
+      return rows.reduce((sum, r) => sum + Number(r.Value), 0);
+    };
+    const before = await counters();
+    for (let i = 0; i < 20; i++) expect((await byName(t.db, 'acme')).length).toBe(1);
+    expect((await counters()) - before).toBe(0);
+  });
+
   it('runs on the transaction it is given: sees its uncommitted rows, not after the rollback; a completed one refuses it', async () => {
     let done: typeof t.db | undefined;
     await expect(
@@ -202,7 +228,7 @@ describe('preparedRows on the real database', () => {
     }
   });
   // src/db/mysql.ts sendMysql: every statement reaches mysql2 as its SQL string (not knex's options
-  // object), a prepared one with `execute`; a statement with other driver options goes through
+  // object), with mysql2 `query` (none with `execute`); a statement with driver options goes through
   // knex's own path. Each answers what knex answers.
   it('on MySQL: builder, raw, insert and driver-option statements answer as knex does; errors keep their driver code', async () => {
     if (t.dialect !== 'mysql') return;

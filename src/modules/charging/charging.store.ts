@@ -85,7 +85,7 @@ const CHARGE_COLUMNS =
 
 /**
  * Every catalogue entry of a tenant for a provider and application (both kinds): the lookup of
- * every rating, a prepared statement on both dialects (see {@link preparedRows}).
+ * every rating, hand-written SQL (prepared on SQLite; see {@link preparedRows}).
  */
 export async function ratingsFor(
   db: Knex,
@@ -163,7 +163,7 @@ export async function upsertRating(
 
 /**
  * The ledger row of an operation, if any: read by every rating and refund, in its transaction
- * when `db` is one; a prepared statement on both dialects (see {@link preparedRows}).
+ * when `db` is one; hand-written SQL (prepared on SQLite; see {@link preparedRows}).
  */
 export async function findCharge(
   db: Knex,

@@ -30,7 +30,7 @@ export async function insertToken(db: Knex, row: Omit<TokenRow, 'revokedAt'>): P
 }
 
 /**
- * The token lookup of every introspection, prepared once (see {@link preparedRows}). The issuer's
+ * The token lookup of every introspection, prepared once on SQLite (see {@link preparedRows}). The issuer's
  * username is a scalar subquery by primary key rather than a join: with the statistics of a
  * database with few API clients (ANALYZE), SQLite planned the join as a scan of
  * `api_clients_username_unique` per lookup, which made the statement about three times as
