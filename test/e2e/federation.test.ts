@@ -269,6 +269,31 @@ describe('Apollo Federation 2 subgraph', () => {
     ]);
   });
 
+  it('keeps every entry in its place when items settle out of order, compiled or not', async () => {
+    // The first entry waits for the database, the second (no key) is null at once, the third
+    // fails at once: the answer still holds three entries in order (graphql-jit 0.8.9 as
+    // published appended a failed entry at the end of what had settled; patches/ fixes it).
+    const r = [
+      { __typename: 'Subscriber', msisdn: ACME_SUBSCRIBER },
+      { __typename: 'Subscriber' },
+      { __typename: 'Charge', id: 'x' },
+    ];
+    // The `/graphql` fast path runs a document once on graphql-js, then compiled.
+    for (let run = 0; run < 3; run++) {
+      const res = await direct(ENTITIES, { r }, 'admin');
+      expect(res.data).toEqual({
+        _entities: [
+          { __typename: 'Subscriber', msisdn: ACME_SUBSCRIBER, balance: '10.00', currency: 'EUR' },
+          null,
+          null,
+        ],
+      });
+      expect(res.errors?.map((e) => [e.extensions?.code, e.path])).toEqual([
+        ['BAD_USER_INPUT', ['_entities', 2]],
+      ]);
+    }
+  });
+
   it('answers an unknown __typename with an error for that item only', async () => {
     const res = await direct(
       ENTITIES,
