@@ -595,10 +595,7 @@ async function donations({ backend, url, s, verdicts }) {
         server: gateway,
         request: request(plan, k),
       })),
-      // Five rounds: the per-round ratio divides two differences of a few hundred µs of CPU
-      // (4,000-6,000 µs per donation on MariaDB), and with three rounds one slow round decided
-      // the median (rounds 3.64, 0.16, 4.69 in one run, 1.60, 1.05, 0.67 in the one before).
-      pairOptions(s, verdicts, 5, {
+      pairOptions(s, verdicts, 3, {
         beforeRound: async () => allowancesAtRound.push((await planHistory(url, plan)).allowances),
       }),
     );
