@@ -97,6 +97,33 @@ describe('charging graph: Node ids and connections', () => {
     expect(mine.data!.node).toBeNull();
   });
 
+  it('reads all the subscribers of one nodes(ids:) in one statement, each answer in its place', async () => {
+    const ACME = ['353871234567', '353870000001', '353870000002', '353870000003'];
+    const ids: string[] = [];
+    for (const m of ACME) ids.push((await gql(`{ subscriber(msisdn: "${m}") { id } }`)).data!.subscriber.id);
+    const rival = (await gql('{ subscriber(msisdn: "353879999999") { id } }', {}, 'rival-admin')).data!
+      .subscriber.id;
+    const unknown = Buffer.from('Subscriber:353870000099').toString('base64url');
+    const asked = [ids[3], rival, ids[0], unknown, ids[1], ids[3], ids[2]];
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => {
+      if (/subscribers/.test(q.sql)) statements.push(q.sql);
+    };
+    app.tdb.db.on('query', onQuery);
+    let r: Result;
+    try {
+      r = await gql('query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Subscriber { msisdn } } }', {
+        ids: asked,
+      });
+    } finally {
+      app.tdb.db.off('query', onQuery);
+    }
+    expect(r.errors).toBeUndefined();
+    const at = (i: number) => ({ id: ids[i], msisdn: ACME[i] });
+    expect(r.data!.nodes).toEqual([at(3), null, at(0), null, at(1), at(3), at(2)]);
+    expect(statements).toHaveLength(1);
+  });
+
   it('node(id:) needs the permission of the entity query (CRS_RATING)', async () => {
     const sub = (await gql('{ subscriber(msisdn: "353871234567") { id } }')).data!.subscriber;
     const r = await gql('query($id: ID!) { node(id: $id) { id } }', { id: sub.id }, 'nogrant');

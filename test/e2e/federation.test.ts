@@ -261,8 +261,27 @@ describe('Apollo Federation 2 subgraph', () => {
     const one = await direct(heavy, { r: [group] }, 'admin');
     expect(one).toEqual({ data: { _entities: [null] } });
     const subscriber = { __typename: 'Subscriber', msisdn: ACME_SUBSCRIBER };
-    const most = await direct(ENTITIES, { r: Array.from({ length: 500 }, () => subscriber) }, 'admin');
-    expect((most.data as { _entities: unknown[] })._entities).toHaveLength(500);
+    const rival = { __typename: 'Subscriber', msisdn: RIVAL_SUBSCRIBER };
+    let reads = 0;
+    const onQuery = (q: { sql: string }) => void (/subscribers/.test(q.sql) && reads++);
+    app.tdb.db.on('query', onQuery);
+    let most: Result;
+    try {
+      most = await direct(
+        ENTITIES,
+        { r: Array.from({ length: 500 }, (_, i) => (i % 2 ? rival : subscriber)) },
+        'admin',
+      );
+    } finally {
+      app.tdb.db.off('query', onQuery);
+    }
+    const entries = (most.data as { _entities: ({ msisdn: string } | null)[] })._entities;
+    expect(entries).toHaveLength(500);
+    // Another tenant's subscriber is null; all 500 references are one read of the subscribers.
+    expect(entries.map((e) => e?.msisdn ?? null)).toEqual(
+      Array.from({ length: 500 }, (_, i) => (i % 2 ? null : ACME_SUBSCRIBER)),
+    );
+    expect(reads).toBe(1);
     const over = await direct(ENTITIES, { r: Array.from({ length: 501 }, () => subscriber) }, 'admin');
     expect(over.errors?.map((e) => [e.message, e.extensions?.code])).toEqual([
       ['representations must hold at most 500 entries', 'BAD_USER_INPUT'],

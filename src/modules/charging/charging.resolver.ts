@@ -1,8 +1,9 @@
+import type DataLoader from 'dataloader';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { DomainError } from '../../errors';
 import { assertPermissions } from '../../graphql/auth-checker';
-import { GatewayContext, callerOf } from '../../graphql/context';
+import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { globalId, registerNode } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
 import {
@@ -85,12 +86,23 @@ const toRating = (r: RatingRow): RatingType => ({
 /** A ledger or catalogue row id as a node key: a positive integer in canonical form, else null. */
 const rowId = (key: string): number | null => (/^[1-9]\d{0,14}$/.test(key) ? Number(key) : null);
 
+/**
+ * The request's subscriber loader (one `IN (…)` query per tick for `nodes(ids:)` and `_entities`);
+ * it stops querying once the GraphQL deadline has passed.
+ */
+function subscribers(ctx: GatewayContext): DataLoader<string, Subscriber | undefined> {
+  const caller = callerOf(ctx);
+  return perRequest(ctx, 'subscribers', () =>
+    ctx.services.charging.subscribersLoader(caller, () => ctx.budget?.check()),
+  );
+}
+
 // Node ids (docs/graphql.md "Ids"): resolved in the caller's tenant, so another tenant's id is null.
 registerNode('Subscriber', {
   permissions: [Permission.CRS_RATING],
   async resolve(ctx, key) {
     if (normalizeMsisdn(key) !== key) return null;
-    const s = await ctx.services.charging.subscriber(callerOf(ctx), key);
+    const s = await subscribers(ctx).load(key);
     return s ? toSubscriber(s) : null;
   },
 });

@@ -1,3 +1,4 @@
+import type DataLoader from 'dataloader';
 import type { KeysetPage } from '../../db/keyset';
 import { Knex } from 'knex';
 import { KeyedBulkhead } from '../../lib/bulkhead';
@@ -76,6 +77,14 @@ export class ChargingService {
   /** A subscriber of the tenant by MSISDN; see LedgerService.subscriber. */
   subscriber(caller: ChargingCaller, msisdn: string): Promise<Subscriber | undefined> {
     return this.ledger.subscriber(caller, msisdn);
+  }
+
+  /** A per-request DataLoader of the tenant's subscribers by canonical MSISDN; see LedgerService.subscribersLoader. */
+  subscribersLoader(
+    caller: ChargingCaller,
+    beforeQuery?: () => void,
+  ): DataLoader<string, Subscriber | undefined> {
+    return this.ledger.subscribersLoader(caller, beforeQuery);
   }
 
   /** One page of a subscriber's ledger; see LedgerService.chargePage. */

@@ -1,8 +1,9 @@
+import DataLoader from 'dataloader';
 import type { KeysetPage } from '../../db/keyset';
 import { Knex } from 'knex';
 import { InTransaction } from '../../db/knex';
 import { requireMsisdn } from '../../lib/msisdn';
-import { Subscriber, findSubscriber } from '../subscribers/subscriber.store';
+import { Subscriber, findSubscriber, findSubscribers } from '../subscribers/subscriber.store';
 import { ChargingCaller } from './charging-outcome';
 import { ChargeRow, countCharges, findChargeById, listCharges } from './charging.store';
 
@@ -27,6 +28,24 @@ export class LedgerService {
     opts: InTransaction = {},
   ): Promise<Subscriber | undefined> {
     return findSubscriber(opts.trx ?? this.knex, caller.tenantId, requireMsisdn(msisdn, 'msisdn'));
+  }
+
+  /**
+   * A DataLoader of the caller's tenant's subscribers by canonical MSISDN (undefined for one that
+   * is not there): the lookups of one tick are one `WHERE msisdn IN (…)` statement, so
+   * `nodes(ids:)` and `_entities` with N subscribers read them in one query, not N. Build one per
+   * request (it caches what it read). `beforeQuery` runs before each batch; throwing from it (the
+   * GraphQL deadline) fails that batch's loads with its error.
+   */
+  subscribersLoader(
+    caller: ChargingCaller,
+    beforeQuery: () => void = () => undefined,
+  ): DataLoader<string, Subscriber | undefined> {
+    return new DataLoader(async (msisdns) => {
+      beforeQuery();
+      const found = await findSubscribers(this.knex, caller.tenantId, msisdns);
+      return msisdns.map((m) => found.get(m));
+    });
   }
 
   /**

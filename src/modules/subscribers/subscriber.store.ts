@@ -59,6 +59,32 @@ export async function findSubscriberForUpdate(
   return r ? toSubscriber(r) : undefined;
 }
 
+/** The SELECT of a tenant's subscribers with these canonical MSISDNs (each once), in MSISDN order. */
+function subscribersIn(db: Knex, tenantId: number, msisdns: readonly string[]): Knex.QueryBuilder {
+  return db('subscribers')
+    .select(COLUMNS)
+    .where({ tenant_id: tenantId })
+    .whereIn('msisdn', [...new Set(msisdns)].sort())
+    .orderBy('msisdn');
+}
+
+/** Subscriber rows keyed by canonical MSISDN. */
+function byMsisdn(rows: Record<string, unknown>[]): Map<string, Subscriber> {
+  return new Map(rows.map((r) => [String(r.msisdn), toSubscriber(r)]));
+}
+
+/**
+ * Finds a tenant's subscribers by canonical MSISDN in one statement (the batch behind
+ * `node(ids:)` and `_entities`, docs/graphql.md "Ids"). MSISDNs not found are absent from the map.
+ */
+export async function findSubscribers(
+  db: Knex,
+  tenantId: number,
+  msisdns: readonly string[],
+): Promise<Map<string, Subscriber>> {
+  return msisdns.length === 0 ? new Map() : byMsisdn(await subscribersIn(db, tenantId, msisdns));
+}
+
 /**
  * Finds a tenant's subscribers by canonical MSISDN in one statement and, inside a transaction on
  * MySQL/MariaDB, locks their rows until it ends (`FOR UPDATE` in MSISDN order, the order every
@@ -70,18 +96,8 @@ export async function findSubscribersForUpdate(
   tenantId: number,
   msisdns: string[],
 ): Promise<Map<string, Subscriber>> {
-  const found = new Map<string, Subscriber>();
-  if (msisdns.length === 0) return found;
-  const rows = await forUpdate(
-    trx,
-    trx('subscribers')
-      .select(COLUMNS)
-      .where({ tenant_id: tenantId })
-      .whereIn('msisdn', [...new Set(msisdns)].sort())
-      .orderBy('msisdn'),
-  );
-  for (const r of rows) found.set(String(r.msisdn), toSubscriber(r));
-  return found;
+  if (msisdns.length === 0) return new Map();
+  return byMsisdn(await forUpdate(trx, subscribersIn(trx, tenantId, msisdns)));
 }
 
 /** The writable fields of a subscriber. */
