@@ -1,5 +1,7 @@
 import { Dataset } from '../../src/dataset/dataset.schema';
+import { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex';
+import { findSubscriberPlan } from '../../src/modules/sharing/plan.store';
 import { TestApp, TestResponse, startTestApp } from '../helpers/app';
 import { chargingDataset, ratingBody } from '../helpers/charging';
 import {
@@ -229,18 +231,19 @@ type Timed = TestResponse & { ms: number };
 /**
  * Holds a row lock from another connection while `hot` requests (for the locked row) and, once
  * they are all in flight at the gateway, `cold` ones (for another key) run; returns both sets of
- * answers with their durations.
+ * answers with their durations. `lock`: the row to lock, or the locking read to run.
  */
 async function hotAndCold(
   app: TestApp,
-  lock: { table: string; where: Record<string, unknown> },
+  lock: { table: string; where: Record<string, unknown> } | ((trx: Knex.Transaction) => Promise<unknown>),
   hot: () => Promise<Timed>[],
   cold: () => Promise<Timed>[],
 ): Promise<{ hot: Timed[]; cold: Timed[] }> {
   const holder = createKnex(app.tdb.url);
-  const trx = await holder.transaction();
+  const trx = await holder.transaction({ isolationLevel: 'read committed' });
   try {
-    await trx(lock.table).where(lock.where).forUpdate().first();
+    if (typeof lock === 'function') await lock(trx);
+    else await trx(lock.table).where(lock.where).forUpdate().first();
     const hotList = hot();
     const hotP = Promise.all(hotList);
     // Each hot request waits (for the row lock, or in its key's bulkhead) for seconds.
@@ -317,6 +320,37 @@ onMysql('bulkhead: one locked donor plan delays only its own donations (MariaDB 
       expect(r.headers.get('retry-after')).toBe('1');
       expect(r.ms).toBeLessThan(BULKHEAD_DEADLINE_MS + 1000);
     }
+    expect(await remainingOf(t.app.tdb.db, PLAN.share)).toBe(REMAINING[PLAN.share]);
+  });
+});
+
+onMysql('a donation locks its donor plan, not the plan definition it shares (MariaDB row lock)', () => {
+  const t = useBulkheadApp(sharingDataset);
+
+  it("while a donation's plan lock is held, donations from another plan of the same definition succeed promptly", async () => {
+    const sqs = sqsClient(t.app);
+    const donate = (planId: number, donorId: string, i: number) =>
+      timed(
+        sqs.donate({
+          donorId,
+          donorPlanId: planId,
+          quotaType: 'share',
+          recipients: [{ recipientId: R(i), quota: 1000 }],
+        }),
+      );
+    const { id: tenantId } = await t.app.tdb.db('tenants').where({ name: 'acme' }).first();
+    // The holder takes the lock a donation from PLAN.share takes first (PLAN.other is of the same
+    // plan definition, 'Share 10GB'), and keeps it.
+    const { hot, cold } = await hotAndCold(
+      t.app,
+      async (trx) => expect(await findSubscriberPlan(trx, tenantId, PLAN.share, true)).toBeDefined(),
+      () => Array.from({ length: 2 }, (_, i) => donate(PLAN.share, DONOR, i)),
+      () => Array.from({ length: 4 }, () => donate(PLAN.other, OTHER_DONOR, 20)),
+    );
+    expect(cold.map((r) => r.status)).toEqual(Array(4).fill(200));
+    for (const r of cold) expect(r.ms).toBeLessThan(1000);
+    // The plan itself stays locked: its own donations wait for it.
+    expect(hot.map((r) => r.status)).toEqual([503, 503]);
     expect(await remainingOf(t.app.tdb.db, PLAN.share)).toBe(REMAINING[PLAN.share]);
   });
 });

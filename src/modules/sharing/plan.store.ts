@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
 import { KeysetPage, byId, keysetPage } from '../../db/keyset';
-import { forUpdate as lock } from '../../db/knex';
+import { dialectOf, forUpdate as lock } from '../../db/knex';
 import { Money } from '../../lib/money';
 import { PlanDefinitionRow, ShareQuotaType, SubscriberPlanRow, UnitMeteringType } from './sharing.rows';
 
@@ -133,15 +133,28 @@ const toPlan = (r: Record<string, unknown>): SubscriberPlanRow => ({
   definition: toDefinition(r, 'd_'),
 });
 
-/** A tenant's subscriber plan by id; `forUpdate` locks its row until the transaction ends (MySQL). */
+/**
+ * A tenant's subscriber plan by id, with its plan definition. `forUpdate` locks the plan's row
+ * until the transaction ends (MySQL/MariaDB; SQLite transactions already exclude each other),
+ * in a statement of its own before the read: a `FOR UPDATE` on the read's join would also lock
+ * the plan definition's row, which every plan of that definition shares, so donations and
+ * renewals of different plans of one product would wait for each other (one at a time
+ * tenant-wide). The definition is read without a lock, as committed.
+ */
 export async function findSubscriberPlan(
   db: Knex,
   tenantId: number,
   id: number,
   forUpdate = false,
 ): Promise<SubscriberPlanRow | undefined> {
-  const q = planQuery(db).where({ 'p.id': id, 'p.tenant_id': tenantId });
-  const r = await (forUpdate ? lock(db, q) : q).first();
+  if (forUpdate && dialectOf(db) === 'mysql') {
+    const locked = await lock(
+      db,
+      db('subscriber_plans').select('id').where({ id, tenant_id: tenantId }),
+    ).first();
+    if (!locked) return undefined;
+  }
+  const r = await planQuery(db).where({ 'p.id': id, 'p.tenant_id': tenantId }).first();
   return r ? toPlan(r) : undefined;
 }
 
