@@ -160,9 +160,12 @@ function tokenIssue({ auth, first, count }) {
 /**
  * POST /sqs/api/donations from `donorId`'s plan `donorPlanId` (quota type `amount`) to
  * `recipients` recipients per request, taken in turn from subscribers `first`…`first+count-1`,
- * `quota` each. Right only when the donation and every recipient have errorCode 0.
+ * `quota` each. With `plans` (`[{ donorId, donorPlanId, first }]`) the requests take those plans
+ * in turn instead, each with its own recipients. Right only when the donation and every
+ * recipient have errorCode 0.
  */
-function donation({ auth, tenant, donorId, donorPlanId, recipients, first, count, quota }) {
+function donation({ auth, tenant, donorId, donorPlanId, recipients, first, count, quota, plans }) {
+  const from = plans ?? [{ donorId, donorPlanId, first }];
   let n = 0;
   const base = postJson(
     '/sqs/api/donations',
@@ -172,14 +175,20 @@ function donation({ auth, tenant, donorId, donorPlanId, recipients, first, count
   return {
     ...base,
     setupRequest(req) {
-      const start = n++ * recipients;
+      const plan = from[n % from.length];
+      const start = Math.floor(n++ / from.length) * recipients;
       const list = Array.from({ length: recipients }, (_, i) => ({
-        recipientId: msisdnOf(first + ((start + i) % count)),
+        recipientId: msisdnOf(plan.first + ((start + i) % count)),
         quota,
       }));
       return {
         ...req,
-        body: JSON.stringify({ donorId, donorPlanId, quotaType: 'amount', recipients: list }),
+        body: JSON.stringify({
+          donorId: plan.donorId,
+          donorPlanId: plan.donorPlanId,
+          quotaType: 'amount',
+          recipients: list,
+        }),
       };
     },
     check: judgeJson((j) =>
