@@ -105,6 +105,50 @@ describe('donations on the graph: Node ids and node(id:)', () => {
     expect(one).toEqual({ data: { node: { id: s.allowance.id, amount: 10 } } });
   });
 
+  it('reads the donations of one nodes(ids:) in two statements, each with its own recipients, in place; other service ids one statement per type', async () => {
+    const ids: string[] = [];
+    for (let k = 1; k <= 3; k++)
+      ids.push(
+        (
+          await t.sqs.donate({
+            donorId: DONOR,
+            donorPlanId: PLAN.amount,
+            quotaType: 'amount',
+            recipients: Array.from({ length: k }, (_, i) => ({ recipientId: R(10 * k + i), quota: 1 })),
+          })
+        ).json().id as string,
+      );
+    const reads: string[] = [];
+    const onQuery = (q: { sql: string }) => {
+      const table =
+        /from [`"]?(donations|donation_recipients|sharing_groups|recurring_donations)[`"]?\s/i.exec(q.sql);
+      if (table) reads.push(table[1]);
+    };
+    t.app.tdb.db.on('query', onQuery);
+    let res: Awaited<ReturnType<typeof gql>>;
+    try {
+      res = await gql(
+        'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Donation { results: recipients { recipientId } } } }',
+        { ids: [ids[2], 'A'.repeat(20), ids[0], ids[1], ids[2]] },
+      );
+    } finally {
+      t.app.tdb.db.off('query', onQuery);
+    }
+    const donation = (k: number) => ({
+      id: ids[k - 1],
+      results: Array.from({ length: k }, (_, i) => ({ recipientId: R(10 * k + i) })),
+    });
+    expect(res).toEqual({ data: { nodes: [donation(3), null, donation(1), donation(2), donation(3)] } });
+    // The donations, then their recipients' results: two reads for all five ids; the unknown id
+    // is then looked for among groups and recurring donations, one read each.
+    expect(reads.sort()).toEqual([
+      'donation_recipients',
+      'donations',
+      'recurring_donations',
+      'sharing_groups',
+    ]);
+  });
+
   it("another tenant's ids, unknown ids and forged ids resolve to null", async () => {
     const s = await seed();
     const NODE = 'query($id: ID!) { node(id: $id) { id } }';

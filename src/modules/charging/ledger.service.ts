@@ -1,7 +1,8 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type { KeysetPage } from '../../db/keyset';
 import { Knex } from 'knex';
 import { InTransaction } from '../../db/knex';
+import { keyedLoader } from '../../lib/keyed-loader';
 import { requireMsisdn } from '../../lib/msisdn';
 import { Subscriber, findSubscriber, findSubscribers } from '../subscribers/subscriber.store';
 import { ChargingCaller } from './charging-outcome';
@@ -41,11 +42,13 @@ export class LedgerService {
     caller: ChargingCaller,
     beforeQuery: () => void = () => undefined,
   ): DataLoader<string, Subscriber | undefined> {
-    return new DataLoader(async (msisdns) => {
-      beforeQuery();
-      const found = await findSubscribers(this.knex, caller.tenantId, msisdns);
-      return msisdns.map((m) => found.get(m));
-    });
+    return keyedLoader(
+      async (msisdns) => {
+        beforeQuery();
+        return (await findSubscribers(this.knex, caller.tenantId, msisdns)).values();
+      },
+      (s) => s.msisdn,
+    );
   }
 
   /**

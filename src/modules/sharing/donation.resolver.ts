@@ -16,13 +16,13 @@ import {
 } from './donation.types';
 import { DonationInputType } from './sharing.inputs';
 import { AllowanceType, DonationType } from './sharing.types';
-import { idempotencyKeyArg, view } from './sharing.views';
+import { idempotencyKeyArg, loaders, view } from './sharing.views';
 
 registerNode('Donation', {
   permissions: [Permission.SQS_DONATION_PERMISSION],
   serviceIds: true,
   async resolve(ctx, id) {
-    const d = await ctx.services.sharing.donation(callerOf(ctx), id);
+    const d = await loaders(ctx).donations.load(id);
     return d ? view.donation(d) : null;
   },
 });
@@ -66,7 +66,7 @@ export class DonationResolver {
     @Arg('id', () => ID, { description: 'Donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
-    const d = await ctx.services.sharing.donation(callerOf(ctx), id);
+    const d = await loaders(ctx).donations.load(id);
     return d ? view.donation(d) : null;
   }
 

@@ -151,25 +151,44 @@ async function withRecipients(db: Knex, rows: Record<string, unknown>[]): Promis
       rows.map((r) => String(r.id)),
     )
     .orderBy('position');
-  return rows.map((r) =>
-    toDonation(
-      r,
-      recips
-        .filter((x) => x.donation_id === r.id)
-        .map((x) => ({
-          recipientId: String(x.recipient_msisdn),
-          quota: num(x.quota),
-          granted: num(x.granted),
-          errorCode: num(x.error_code),
-        })),
-    ),
-  );
+  const byDonation = new Map<string, DonationRow['recipients']>();
+  for (const x of recips) {
+    const id = String(x.donation_id);
+    let list = byDonation.get(id);
+    if (!list) byDonation.set(id, (list = []));
+    list.push({
+      recipientId: String(x.recipient_msisdn),
+      quota: num(x.quota),
+      granted: num(x.granted),
+      errorCode: num(x.error_code),
+    });
+  }
+  return rows.map((r) => toDonation(r, byDonation.get(String(r.id)) ?? []));
 }
 
 /** A tenant's donation by id, with its recipients' results, or undefined. */
 export async function findDonation(db: Knex, tenantId: number, id: string): Promise<DonationRow | undefined> {
-  const rows = await db('donations').select('*').where({ tenant_id: tenantId, id }).limit(1);
-  return (await withRecipients(db, rows))[0];
+  return (await findDonations(db, tenantId, [id]))[0];
+}
+
+/**
+ * A tenant's donations with these ids, with their recipients' results, in two statements
+ * whatever their number (the batch behind `nodes(ids:)` and `_entities`); ids that name none of
+ * the tenant's donations are absent. No order.
+ */
+export async function findDonations(
+  db: Knex,
+  tenantId: number,
+  ids: readonly string[],
+): Promise<DonationRow[]> {
+  if (!ids.length) return [];
+  return withRecipients(
+    db,
+    await db('donations')
+      .select('*')
+      .where({ tenant_id: tenantId })
+      .whereIn('id', [...ids]),
+  );
 }
 
 /** Position of a donation in a donor's list (newest first, ties by id): its cursor key. */

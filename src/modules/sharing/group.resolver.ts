@@ -393,7 +393,7 @@ registerNode('Group', {
   permissions: [Permission.SQS_GROUP_READ_PERMISSION],
   serviceIds: true,
   async resolve(ctx, key) {
-    const g = await ctx.services.sharing.groupService.find(callerOf(ctx), key);
+    const g = await loaders(ctx).groups.load(key);
     return g ? groupView(g) : null;
   },
 });

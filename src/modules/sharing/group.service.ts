@@ -5,6 +5,7 @@ import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { keyedLoader } from '../../lib/keyed-loader';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { GroupTx, RecurringTx } from '../cdrs/cdr.layouts';
 import { EventType } from '../events/event-catalogue';
@@ -18,6 +19,7 @@ import {
   deleteGroup,
   deleteMember,
   findGroup,
+  findGroups,
   insertGroup,
   listGroups,
   listGroupsByKey,
@@ -54,6 +56,17 @@ export class GroupService {
     opts: InTransaction & { forUpdate?: boolean } = {},
   ): Promise<GroupRow | undefined> {
     return findGroup(opts.trx ?? this.db, caller.tenantId, id, opts.forUpdate);
+  }
+
+  /**
+   * A DataLoader of the caller's tenant's groups by id (undefined for an id that names none),
+   * one statement per tick; see {@link keyedLoader}. Build one per request.
+   */
+  groupsLoader(caller: GroupCaller): DataLoader<string, GroupRow | undefined> {
+    return keyedLoader(
+      (ids) => findGroups(this.db, caller.tenantId, ids),
+      (g) => g.id,
+    );
   }
 
   /** The members of the given groups, in the order they joined. */

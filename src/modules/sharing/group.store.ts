@@ -44,6 +44,17 @@ export async function findGroup(
   return r ? toGroup(r) : undefined;
 }
 
+/** A tenant's groups with these ids, in one statement (`nodes(ids:)`, `_entities`); ids naming none are absent. */
+export async function findGroups(db: Knex, tenantId: number, ids: readonly string[]): Promise<GroupRow[]> {
+  if (!ids.length) return [];
+  return (
+    await db('sharing_groups')
+      .select('*')
+      .where({ tenant_id: tenantId })
+      .whereIn('id', [...ids])
+  ).map(toGroup);
+}
+
 /** Which groups a listing reads: a tenant's, owned by and/or having as member a subscriber. */
 export interface GroupFilter {
   ownerMsisdn?: string;

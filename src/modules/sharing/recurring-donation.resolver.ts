@@ -17,13 +17,13 @@ import {
 } from './recurring-donation.types';
 import { RecurringDonationInputType } from './sharing.inputs';
 import { RecurringDonationType } from './sharing.types';
-import { idempotencyKeyArg, nullIfNotFound, view } from './sharing.views';
+import { idempotencyKeyArg, loaders, view } from './sharing.views';
 
 registerNode('RecurringDonation', {
   permissions: [Permission.SQS_RECURRING_DONATION_READ_PERMISSION],
   serviceIds: true,
   async resolve(ctx, id) {
-    const r = await nullIfNotFound(ctx.services.sharing.recurring(callerOf(ctx), id));
+    const r = await loaders(ctx).recurring.load(id);
     return r ? view.recurring(r) : null;
   },
 });
@@ -60,7 +60,7 @@ export class RecurringDonationResolver {
     @Arg('id', () => ID, { description: 'Recurring donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
-    const r = await nullIfNotFound(ctx.services.sharing.recurring(callerOf(ctx), id));
+    const r = await loaders(ctx).recurring.load(id);
     return r ? view.recurring(r) : null;
   }
 

@@ -4,6 +4,7 @@ import { Knex } from 'knex';
 import { InTransaction, isUniqueViolation, lockingTransaction, retryingTransaction } from '../../db/knex';
 import { Clock } from '../../lib/clock';
 import { newId } from '../../lib/ids';
+import { keyedLoader } from '../../lib/keyed-loader';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { RecurringTx } from '../cdrs/cdr.layouts';
 import { EventType } from '../events/event-catalogue';
@@ -24,6 +25,7 @@ import {
   findRecurring,
   insertRecurring,
   listRecurring,
+  recurringByIds,
   recurringByPlanIds,
   recurringPage,
 } from './recurring-donation.store';
@@ -63,6 +65,17 @@ export class RecurringDonationService {
     opts: InTransaction = {},
   ): Promise<RecurringRow | undefined> {
     return findRecurring(opts.trx ?? this.db, caller.tenantId, { donorPlanId: planId });
+  }
+
+  /**
+   * A DataLoader of the caller's tenant's recurring donations by id (undefined for an id that
+   * names none), one statement per tick; see {@link keyedLoader}. Build one per request.
+   */
+  byIdLoader(caller: RecurringCaller): DataLoader<string, RecurringRow | undefined> {
+    return keyedLoader(
+      (ids) => recurringByIds(this.db, caller.tenantId, ids),
+      (r) => r.id,
+    );
   }
 
   /** A per-request DataLoader of plans' recurring donations by plan id (CONTRACT §7). */

@@ -54,6 +54,16 @@ export async function deleteRecurring(db: Knex, tenantId: number, id: string): P
   return (await db('recurring_donations').where({ tenant_id: tenantId, id }).delete()) > 0;
 }
 
+/** A tenant's recurring donations with these ids, in one statement (`nodes(ids:)`, `_entities`); ids naming none are absent. */
+export async function recurringByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly string[],
+): Promise<RecurringRow[]> {
+  if (!ids.length) return [];
+  return (await recurringQuery(db, tenantId).whereIn('r.id', [...ids])).map(toRecurring);
+}
+
 /** A tenant's recurring donations of the given plans (for the batched `recurringDonation` field). */
 export async function recurringByPlanIds(
   db: Knex,

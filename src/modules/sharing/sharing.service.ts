@@ -12,7 +12,7 @@ import { SharingLanes } from './lanes';
 import { PlanRenewalService } from './plan-renewal.service';
 import { PlanService } from './plan.service';
 import { RecurringDonationService } from './recurring-donation.service';
-import { MemberRow, RecurringRow } from './sharing.rows';
+import { DonationRow, GroupRow, MemberRow, RecurringRow } from './sharing.rows';
 
 /** The caller's tenant. */
 export interface SharingCaller {
@@ -27,6 +27,12 @@ export interface SharingLimits {
 
 /** Batched reads of one request (members by group id, recurring donation by plan id). */
 export interface SharingLoaders {
+  /** Donations by id, with their recipients' results (`node(id:)`, `_entities`). */
+  donations: DataLoader<string, DonationRow | undefined>;
+  /** Groups by id (`node(id:)`, `_entities`). */
+  groups: DataLoader<string, GroupRow | undefined>;
+  /** Recurring donations by id (`node(id:)`, `_entities`). */
+  recurring: DataLoader<string, RecurringRow | undefined>;
   members: DataLoader<string, MemberRow[]>;
   recurringByPlan: DataLoader<number, RecurringRow | null>;
 }
@@ -154,9 +160,12 @@ export class SharingService {
   upsertSubscriberPlan = (caller: SharingCaller, input: Parameters<PlanService['upsertSubscriberPlan']>[1]) =>
     this.planService.upsertSubscriberPlan(caller, input);
 
-  /** Per-request DataLoaders (CONTRACT §7): group members and plans' recurring donations. */
+  /** Per-request DataLoaders (CONTRACT §7): group members, plans' recurring donations, and donations, groups and recurring donations by id. */
   loaders(caller: SharingCaller): SharingLoaders {
     return {
+      donations: this.donationService.donationsLoader(caller),
+      groups: this.groupService.groupsLoader(caller),
+      recurring: this.recurringService.byIdLoader(caller),
       members: this.groupService.membersLoader(),
       recurringByPlan: this.recurringService.byPlanLoader(caller),
     };
