@@ -293,18 +293,17 @@ onMysql('bulkhead: one locked subscriber delays only its own requests (MariaDB r
 
 onMysql('bulkhead: one locked donor plan delays only its own donations (MariaDB row lock)', () => {
   const t = useBulkheadApp(sharingDataset);
+  const donate = (planId: number, donorId: string, i: number) =>
+    timed(
+      sqsClient(t.app).donate({
+        donorId,
+        donorPlanId: planId,
+        quotaType: 'share',
+        recipients: [{ recipientId: R(i), quota: 1000 }],
+      }),
+    );
 
   it('12 donations from a locked plan get 503 with retry-after; 6 from another plan meanwhile succeed promptly', async () => {
-    const sqs = sqsClient(t.app);
-    const donate = (planId: number, donorId: string, i: number) =>
-      timed(
-        sqs.donate({
-          donorId,
-          donorPlanId: planId,
-          quotaType: 'share',
-          recipients: [{ recipientId: R(i), quota: 1000 }],
-        }),
-      );
     const { hot, cold } = await hotAndCold(
       t.app,
       { table: 'subscriber_plans', where: { id: PLAN.share } },
@@ -322,25 +321,11 @@ onMysql('bulkhead: one locked donor plan delays only its own donations (MariaDB 
     }
     expect(await remainingOf(t.app.tdb.db, PLAN.share)).toBe(REMAINING[PLAN.share]);
   });
-});
 
-onMysql('a donation locks its donor plan, not the plan definition it shares (MariaDB row lock)', () => {
-  const t = useBulkheadApp(sharingDataset);
-
-  it("while a donation's plan lock is held, donations from another plan of the same definition succeed promptly", async () => {
-    const sqs = sqsClient(t.app);
-    const donate = (planId: number, donorId: string, i: number) =>
-      timed(
-        sqs.donate({
-          donorId,
-          donorPlanId: planId,
-          quotaType: 'share',
-          recipients: [{ recipientId: R(i), quota: 1000 }],
-        }),
-      );
+  it('locks the plan, not the plan definition it shares: another plan of that definition donates promptly meanwhile', async () => {
     const { id: tenantId } = await t.app.tdb.db('tenants').where({ name: 'acme' }).first();
-    // The holder takes the lock a donation from PLAN.share takes first (PLAN.other is of the same
-    // plan definition, 'Share 10GB'), and keeps it.
+    // The holder takes the lock a donation from PLAN.share takes first and keeps it; PLAN.other
+    // is of the same plan definition ('Share 10GB').
     const { hot, cold } = await hotAndCold(
       t.app,
       async (trx) => expect(await findSubscriberPlan(trx, tenantId, PLAN.share, true)).toBeDefined(),
