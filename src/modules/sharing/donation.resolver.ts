@@ -66,7 +66,7 @@ export class DonationResolver {
     @Arg('id', () => ID, { description: 'Donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
-    const d = await loaders(ctx).donations.load(id);
+    const d = await ctx.services.sharing.donation(callerOf(ctx), id);
     return d ? view.donation(d) : null;
   }
 

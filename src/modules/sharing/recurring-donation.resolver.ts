@@ -17,7 +17,7 @@ import {
 } from './recurring-donation.types';
 import { RecurringDonationInputType } from './sharing.inputs';
 import { RecurringDonationType } from './sharing.types';
-import { idempotencyKeyArg, loaders, view } from './sharing.views';
+import { idempotencyKeyArg, loaders, nullIfNotFound, view } from './sharing.views';
 
 registerNode('RecurringDonation', {
   permissions: [Permission.SQS_RECURRING_DONATION_READ_PERMISSION],
@@ -60,7 +60,7 @@ export class RecurringDonationResolver {
     @Arg('id', () => ID, { description: 'Recurring donation id (20 characters).' }) id: string,
     @Ctx() ctx: GatewayContext,
   ) {
-    const r = await loaders(ctx).recurring.load(id);
+    const r = await nullIfNotFound(ctx.services.sharing.recurring(callerOf(ctx), id));
     return r ? view.recurring(r) : null;
   }
 
