@@ -1,11 +1,10 @@
 import DataLoader from 'dataloader';
 import { Knex } from 'knex';
+import { keyedLoader } from '../../lib/keyed-loader';
 import {
   LocationInfoRow,
-  LocationInfoTypeRow,
   LocationProfileRow,
   LocationRateRow,
-  LocationRow,
   infoTypesByIds,
   infosByLocationIds,
   locationInfosByIds,
@@ -23,11 +22,6 @@ function groupBy<T>(rows: T[], key: (r: T) => number, ids: readonly number[]): T
   const map = new Map<number, T[]>(ids.map((id) => [id, []]));
   for (const r of rows) map.get(key(r))?.push(r);
   return ids.map((id) => map.get(id) ?? []);
-}
-
-function byId<T extends { id: number }>(rows: T[], ids: readonly number[]): (T | undefined)[] {
-  const map = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => map.get(id));
 }
 
 /**
@@ -80,37 +74,31 @@ export class LocationLoaders {
     groupBy(await profilesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
   );
 
-  readonly infoTypes = new DataLoader<number, LocationInfoTypeRow | undefined>(async (ids) => {
-    this.beforeQuery();
-    return byId(
-      (await infoTypesByIds(this.db, ids)).filter((t) => t.tenantId === this.tenantId),
-      ids,
+  /** Rows by id, read by `read` after {@link beforeQuery} (see keyedLoader). */
+  private byId<T extends { id: number }>(read: (ids: readonly number[]) => Promise<T[]>) {
+    return keyedLoader(
+      (ids: readonly number[]) => {
+        this.beforeQuery();
+        return read(ids);
+      },
+      (r: T) => r.id,
     );
-  });
+  }
 
-  readonly locations = new DataLoader<number, LocationRow | undefined>(async (ids) => {
-    this.beforeQuery();
-    return byId(
-      (await locationsByIds(this.db, ids)).filter((l) => l.tenantId === this.tenantId),
-      ids,
-    );
-  });
+  readonly infoTypes = this.byId(async (ids) =>
+    (await infoTypesByIds(this.db, ids)).filter((t) => t.tenantId === this.tenantId),
+  );
+
+  readonly locations = this.byId(async (ids) =>
+    (await locationsByIds(this.db, ids)).filter((l) => l.tenantId === this.tenantId),
+  );
 
   /** Location infos by id, this tenant's only (`node(id:)`). */
-  readonly infosById = new DataLoader<number, LocationInfoRow | undefined>(async (ids) => {
-    this.beforeQuery();
-    return byId(await locationInfosByIds(this.db, this.tenantId, ids), ids);
-  });
+  readonly infosById = this.byId((ids) => locationInfosByIds(this.db, this.tenantId, ids));
 
   /** Location rates by id, this tenant's only (`node(id:)`). */
-  readonly ratesById = new DataLoader<number, LocationRateRow | undefined>(async (ids) => {
-    this.beforeQuery();
-    return byId(await locationRatesByIds(this.db, this.tenantId, ids), ids);
-  });
+  readonly ratesById = this.byId((ids) => locationRatesByIds(this.db, this.tenantId, ids));
 
   /** Location profiles by id, this tenant's only (`node(id:)`). */
-  readonly profilesById = new DataLoader<number, LocationProfileRow | undefined>(async (ids) => {
-    this.beforeQuery();
-    return byId(await locationProfilesByIds(this.db, this.tenantId, ids), ids);
-  });
+  readonly profilesById = this.byId((ids) => locationProfilesByIds(this.db, this.tenantId, ids));
 }
