@@ -9,9 +9,10 @@ import {
   GraphQLUnionType,
 } from 'graphql';
 import { BadUserInputError, NotFoundError } from '../errors';
+import { locationByName } from '../modules/locations/location.resolver';
 import { locationView } from '../modules/locations/location.types';
 import { assertPermissions } from './auth-checker';
-import { GatewayContext, callerOf } from './context';
+import { GatewayContext } from './context';
 import { nodeSource } from './node';
 import { PAGE_SIZE_MAX } from './relay';
 
@@ -66,7 +67,7 @@ export const ENTITY_REFERENCES: Readonly<Record<string, EntityReference>> = {
   Location: {
     key: 'name',
     async resolve(ctx, name) {
-      const row = await ctx.services.locations.find(callerOf(ctx).tenantId, name);
+      const row = await locationByName(ctx, name);
       return row ? locationView(row) : null;
     },
   },

@@ -66,6 +66,16 @@ function loaders(ctx: GatewayContext): LocationLoaders {
   );
 }
 
+/**
+ * The caller's location named `name` (exactly; on MySQL/MariaDB as the column's collation
+ * compares), or undefined: a federation reference to `Location` (src/graphql/federation.ts), read
+ * with the other names asked for in the same tick in one statement (LocationLoaders.byName).
+ * @throws UnauthenticatedError without credentials; whatever the deadline check throws.
+ */
+export function locationByName(ctx: GatewayContext, name: string): Promise<LocationRow | undefined> {
+  return loaders(ctx).byName.load(name);
+}
+
 /** The row id a location entity's global id carries, or null when the key is not one. */
 function rowKey(key: string): number | null {
   return /^[1-9]\d{0,14}$/.test(key) ? Number(key) : null;

@@ -120,6 +120,25 @@ export async function findLocation(
   return (await listLocations(db, tenantId, { name }))[0];
 }
 
+/**
+ * A tenant's locations named any of `names` (DataLoader batch for federation references), in one
+ * statement. Names compare as the column does: exactly on SQLite, by its collation on
+ * MySQL/MariaDB (letter case and trailing spaces ignored), so a row may come back under a name
+ * other than the one asked for there.
+ */
+export async function locationsByNames(
+  db: Knex,
+  tenantId: number,
+  names: readonly string[],
+): Promise<LocationRow[]> {
+  return (
+    await db('locations')
+      .select('id', 'tenant_id', 'name', 'description')
+      .where({ tenant_id: tenantId })
+      .whereIn('name', [...names])
+  ).map(toLocation);
+}
+
 /** Locations by id (DataLoader batch), any tenant: callers reach ids only through their own tenant's rows. */
 export async function locationsByIds(db: Knex, ids: readonly number[]): Promise<LocationRow[]> {
   return (
