@@ -88,6 +88,9 @@ const toProfile = (r: Record<string, unknown>): LocationProfileRow => ({
   description: nullable(r.description),
 });
 
+/** The columns of a {@link LocationRow}, as every read of `locations` selects them. */
+const LOCATION_COLUMNS = ['id', 'tenant_id', 'name', 'description'];
+
 /**
  * A tenant's locations ordered by id: all of them, those named `name`, or with `page` one keyset
  * page of them (src/db/keyset.ts: up to `limit + 1` rows in the paging direction).
@@ -97,7 +100,7 @@ export async function listLocations(
   tenantId: number,
   opts: { name?: string; page?: KeysetPage<number> } = {},
 ): Promise<LocationRow[]> {
-  const q = db('locations').select('id', 'tenant_id', 'name', 'description').where({ tenant_id: tenantId });
+  const q = db('locations').select(LOCATION_COLUMNS).where({ tenant_id: tenantId });
   if (opts.name !== undefined) q.andWhere({ name: opts.name });
   if (opts.page) keysetPage(q, opts.page, byId(), 'asc');
   else q.orderBy('id');
@@ -133,7 +136,7 @@ export async function locationsByNames(
 ): Promise<LocationRow[]> {
   return (
     await db('locations')
-      .select('id', 'tenant_id', 'name', 'description')
+      .select(LOCATION_COLUMNS)
       .where({ tenant_id: tenantId })
       .whereIn('name', [...names])
   ).map(toLocation);
@@ -143,7 +146,7 @@ export async function locationsByNames(
 export async function locationsByIds(db: Knex, ids: readonly number[]): Promise<LocationRow[]> {
   return (
     await db('locations')
-      .select('id', 'tenant_id', 'name', 'description')
+      .select(LOCATION_COLUMNS)
       .whereIn('id', [...ids])
   ).map(toLocation);
 }
