@@ -78,15 +78,17 @@ export class LocationLoaders {
     groupBy(await profilesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
   );
 
-  /** Rows by id, read by `read` after {@link beforeQuery} (see keyedLoader). */
+  /** Rows by `keyOf`, read by `read` after {@link beforeQuery} (see keyedLoader). */
+  private keyed<K, T>(read: (keys: readonly K[]) => Promise<T[]>, keyOf: (row: T) => K) {
+    return keyedLoader((keys: readonly K[]) => {
+      this.beforeQuery();
+      return read(keys);
+    }, keyOf);
+  }
+
+  /** Rows by id (see {@link keyed}). */
   private byId<T extends { id: number }>(read: (ids: readonly number[]) => Promise<T[]>) {
-    return keyedLoader(
-      (ids: readonly number[]) => {
-        this.beforeQuery();
-        return read(ids);
-      },
-      (r: T) => r.id,
-    );
+    return this.keyed(read, (r: T) => r.id);
   }
 
   readonly infoTypes = this.byId(async (ids) =>
@@ -97,24 +99,25 @@ export class LocationLoaders {
     (await locationsByIds(this.db, ids)).filter((l) => l.tenantId === this.tenantId),
   );
 
+  /** This tenant's locations by exact name, the names of one tick in one statement. */
+  private readonly byExactName = this.keyed(
+    (names: readonly string[]) => locationsByNames(this.db, this.tenantId, names),
+    (r: LocationRow) => r.name,
+  );
+
   /**
-   * This tenant's locations by name (federation `_entities` references to `Location`): the names
-   * asked for in one tick in one statement, each answered with the row of exactly that name. On
-   * MySQL/MariaDB, where the column's collation also matches a name in another letter case (or
-   * with trailing spaces), a name with no exact row is then looked up alone, as the single read
-   * did before, so such a reference still resolves there.
+   * This tenant's location named `name` (federation `_entities` references to `Location`): the
+   * names asked for in one tick in one statement, each answered with the row of exactly that
+   * name. On MySQL/MariaDB, where the column's collation also matches a name in another letter
+   * case (or with trailing spaces), a name with no exact row is then looked up alone, as the
+   * single read did before, so such a reference still resolves there.
    */
-  readonly byName = new DataLoader<string, LocationRow | undefined>(async (names) => {
-    this.beforeQuery();
-    const exact = new Map<string, LocationRow>();
-    for (const row of await locationsByNames(this.db, this.tenantId, names)) exact.set(row.name, row);
-    const collated = dialectOf(this.db) === 'mysql';
-    return Promise.all(
-      names.map((name) =>
-        exact.has(name) || !collated ? exact.get(name) : findLocation(this.db, this.tenantId, name),
-      ),
+  async byName(name: string): Promise<LocationRow | undefined> {
+    return (
+      (await this.byExactName.load(name)) ??
+      (dialectOf(this.db) === 'mysql' ? findLocation(this.db, this.tenantId, name) : undefined)
     );
-  });
+  }
 
   /** Location infos by id, this tenant's only (`node(id:)`). */
   readonly infosById = this.byId((ids) => locationInfosByIds(this.db, this.tenantId, ids));

@@ -73,7 +73,7 @@ function loaders(ctx: GatewayContext): LocationLoaders {
  * @throws UnauthenticatedError without credentials; whatever the deadline check throws.
  */
 export function locationByName(ctx: GatewayContext, name: string): Promise<LocationRow | undefined> {
-  return loaders(ctx).byName.load(name);
+  return loaders(ctx).byName(name);
 }
 
 /** The row id a location entity's global id carries, or null when the key is not one. */
