@@ -11,7 +11,8 @@
  * - ./group-commit.ts: SQLite's shared COMMIT;
  * - ./connection-transaction.ts: MySQL/MariaDB transactions without knex's transaction object;
  * - ./dialect.ts: dialect-dependent locking and the readiness ping;
- * - ./events.ts: what the layer reports for `/metrics` (src/metrics.ts counts it).
+ * - ./events.ts: what the layer reports for `/metrics` (src/metrics.ts counts it);
+ * - ./by-ids.ts: a tenant's rows by row id in one statement (the batches of `nodes(ids:)`).
  */
 import knexFactory, { Knex } from 'knex';
 import { DEFAULT_DB_LIMITS, DbLimits } from '../config/defaults';
@@ -24,6 +25,7 @@ import { SQLITE_IMMEDIATE, trackSqliteConnection } from './sqlite';
 export { DEFAULT_DB_LIMITS, SQLITE_SYNCHRONOUS_MODES } from '../config/defaults';
 export type { DbLimits, SqliteSynchronous } from '../config/defaults';
 export { MAINTENANCE_DB_LIMITS, knexConfig, maintenanceLimits } from './connection';
+export { tenantRowsByIds } from './by-ids';
 export { certifiedLock, dialectOf, forUpdate, ping } from './dialect';
 export type { Dialect } from './dialect';
 export { databaseFailureOf, isUniqueViolation, transactionConflictOf } from './failure';

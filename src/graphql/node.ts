@@ -1,8 +1,9 @@
 import { Arg, Ctx, Field, ID, InterfaceType, Query, Resolver } from 'type-graphql';
 import { Permission } from '../auth/permissions';
 import { BadUserInputError, NotFoundError } from '../errors';
+import { keyedLoader } from '../lib/keyed-loader';
 import { assertPermissions } from './auth-checker';
-import type { GatewayContext } from './context';
+import { type GatewayContext, perRequest } from './context';
 import { PAGE_SIZE_MAX } from './relay';
 
 /**
@@ -68,6 +69,56 @@ const sources = new Map<string, NodeSource>();
 export function registerNode(typename: string, source: NodeSource): void {
   if (sources.has(typename)) throw new Error(`node type ${typename} registered twice`);
   sources.set(typename, source);
+}
+
+/**
+ * How `node(id:)` and `nodes(ids:)` find one type's entities when each is a row read by a key
+ * ({@link registerRowNode}): the keys asked for in one tick are read together.
+ */
+export interface RowNodeSource<K, R> {
+  /** Permissions the entity's own query requires (checked before any read). */
+  permissions: readonly Permission[];
+  /** The row key a typed id's key names, or null when it cannot name one (the id is then null, nothing read). */
+  key(key: string): K | null;
+  /**
+   * The caller's rows with these keys, in any order, keys that name nothing skipped: one
+   * statement (`WHERE tenant_id = ? AND id IN (…)`) for every key of the tick.
+   */
+  read(ctx: GatewayContext, keys: readonly K[]): Promise<Iterable<R>>;
+  /** A row's key, equal (`===`) to the key it was read by. */
+  keyOf(row: R): K;
+  /** The entity a row is, given the typed id's key; null when the row does not make one (then the id is null). */
+  view(row: R, key: string): object | null;
+}
+
+/**
+ * Registers a type whose entities are rows read by key (docs/graphql.md "Batched"): the keys
+ * `node(id:)` and `nodes(ids:)` ask for in one tick go to one `read` through a per-request
+ * DataLoader ({@link keyedLoader}; the same key twice is read once), which stops reading once
+ * the GraphQL deadline has passed.
+ * @throws Error when the type is registered twice (a programming error at start-up).
+ */
+export function registerRowNode<K, R>(typename: string, source: RowNodeSource<K, R>): void {
+  const loaderOf = (ctx: GatewayContext) =>
+    perRequest(ctx, `node:${typename}`, () =>
+      keyedLoader((keys: readonly K[]) => {
+        ctx.budget?.check();
+        return source.read(ctx, keys);
+      }, source.keyOf),
+    );
+  registerNode(typename, {
+    permissions: source.permissions,
+    async resolve(ctx, key) {
+      const k = source.key(key);
+      const row = k === null ? undefined : await loaderOf(ctx).load(k);
+      return row === undefined ? null : source.view(row, key);
+    },
+  });
+}
+
+/** The key of a typed id whose key is a row id: a positive integer as ids write it, else null. */
+export function rowIdKey(key: string): number | null {
+  return /^[1-9]\d{0,14}$/.test(key) ? Number(key) : null;
 }
 
 /** How `node(id:)` resolves entities of `typename`, or undefined when none is registered. */

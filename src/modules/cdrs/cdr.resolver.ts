@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { globalId, registerNode } from '../../graphql/node';
+import { globalId, registerRowNode, rowIdKey } from '../../graphql/node';
 import { ConnectionArgs } from '../../graphql/relay';
 import { QuotaType } from '../sharing/sharing.enums';
 import { GroupQuotaType, cdrDate, cdrTime } from './cdr.layouts';
@@ -95,11 +95,10 @@ export class CdrResolver {
   }
 }
 
-registerNode('Cdr', {
+registerRowNode('Cdr', {
   permissions: [Permission.ADMIN],
-  resolve: async (ctx, key) => {
-    if (!/^[1-9]\d{0,14}$/.test(key)) return null;
-    const row = await ctx.services.cdrs.byId(callerOf(ctx), Number(key));
-    return row ? toCdr(row) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) => ctx.services.cdrs.byIds(callerOf(ctx), ids),
+  keyOf: (row) => row.id,
+  view: toCdr,
 });

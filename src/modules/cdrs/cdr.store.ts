@@ -129,11 +129,12 @@ export async function listCdrs(db: Knex, filter: CdrFilter, limit: number): Prom
 }
 
 /** A tenant's CDR by its id (the `cdrs` row id), or undefined. */
-export async function findCdr(db: Knex, tenantId: number, id: number): Promise<CdrRow | undefined> {
-  const r = (await db('cdrs as c')
+export async function findCdrs(db: Knex, tenantId: number, ids: readonly number[]): Promise<CdrRow[]> {
+  if (ids.length === 0) return [];
+  const rows = (await db('cdrs as c')
     .join('tenants as t', 't.id', 'c.tenant_id')
     .select('c.*', 't.name as tenant_name')
-    .where({ 'c.id': id, 'c.tenant_id': tenantId })
-    .first()) as Record<string, unknown> | undefined;
-  return r ? cdrOf(r) : undefined;
+    .where('c.tenant_id', tenantId)
+    .whereIn('c.id', ids)) as Record<string, unknown>[];
+  return rows.map(cdrOf);
 }

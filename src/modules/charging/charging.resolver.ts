@@ -4,7 +4,7 @@ import { Permission } from '../../auth/permissions';
 import { DomainError } from '../../errors';
 import { assertPermissions } from '../../graphql/auth-checker';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
-import { globalId, registerNode } from '../../graphql/node';
+import { globalId, registerNode, registerRowNode, rowIdKey } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
 import {
   ConnectionArgs,
@@ -83,9 +83,6 @@ const toRating = (r: RatingRow): RatingType => ({
   tax: r.tax,
 });
 
-/** A ledger or catalogue row id as a node key: a positive integer in canonical form, else null. */
-const rowId = (key: string): number | null => (/^[1-9]\d{0,14}$/.test(key) ? Number(key) : null);
-
 /**
  * The request's subscriber loader (one `IN (…)` query per tick for `nodes(ids:)` and `_entities`);
  * it stops querying once the GraphQL deadline has passed.
@@ -106,21 +103,19 @@ registerNode('Subscriber', {
     return s ? toSubscriber(s) : null;
   },
 });
-registerNode('Charge', {
+registerRowNode('Charge', {
   permissions: [Permission.CRS_RATING],
-  async resolve(ctx, key) {
-    const id = rowId(key);
-    const c = id === null ? undefined : await ctx.services.charging.charge(callerOf(ctx), id);
-    return c ? toCharge(c) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) => ctx.services.charging.charges(callerOf(ctx), ids),
+  keyOf: (c) => c.id,
+  view: toCharge,
 });
-registerNode('Rating', {
+registerRowNode('Rating', {
   permissions: [Permission.CRS_RATING],
-  async resolve(ctx, key) {
-    const id = rowId(key);
-    const r = id === null ? undefined : await ctx.services.charging.rating(callerOf(ctx), id);
-    return r ? toRating(r) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) => ctx.services.charging.ratingsByIds(callerOf(ctx), ids),
+  keyOf: (r) => r.id,
+  view: toRating,
 });
 
 /**

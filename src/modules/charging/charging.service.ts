@@ -97,9 +97,9 @@ export class ChargingService {
     return this.ledger.chargeCount(caller, msisdn);
   }
 
-  /** A ledger entry by its row id; see LedgerService.charge. */
-  charge(caller: ChargingCaller, id: number): Promise<ChargeRow | undefined> {
-    return this.ledger.charge(caller, id);
+  /** Ledger entries by row id, in one statement; see LedgerService.charges. */
+  charges(caller: ChargingCaller, ids: readonly number[]): Promise<ChargeRow[]> {
+    return this.ledger.charges(caller, ids);
   }
 
   /** One page of the rating catalogue; see CatalogueService.ratings. */
@@ -112,9 +112,9 @@ export class ChargingService {
     return this.catalogue.ratingCount(caller);
   }
 
-  /** A catalogue entry by its row id; see CatalogueService.rating. */
-  rating(caller: ChargingCaller, id: number): Promise<RatingRow | undefined> {
-    return this.catalogue.rating(caller, id);
+  /** Catalogue entries by row id, in one statement; see CatalogueService.ratingsByIds. */
+  ratingsByIds(caller: ChargingCaller, ids: readonly number[]): Promise<RatingRow[]> {
+    return this.catalogue.ratingsByIds(caller, ids);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { KeysetPage, byId, keysetPage } from '../../db/keyset';
+import { tenantRowsByIds } from '../../db/by-ids';
 import { preparedRows } from '../../db/prepared';
 import { Money } from '../../lib/money';
 import type { Subscriber } from '../subscribers/subscriber.store';
@@ -121,10 +122,13 @@ export async function countRatings(db: Knex, tenantId: number): Promise<number> 
   return Number(r?.n ?? 0);
 }
 
-/** A tenant's catalogue entry by its row id, or undefined (another tenant's included). */
-export async function findRatingById(db: Knex, tenantId: number, id: number): Promise<RatingRow | undefined> {
-  const r = await db('ratings').select('*').where({ tenant_id: tenantId, id }).first();
-  return r ? toRating(r) : undefined;
+/** A tenant's catalogue entries by row id, in one statement (see tenantRowsByIds). */
+export async function findRatingsByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<RatingRow[]> {
+  return (await tenantRowsByIds(db, 'ratings', tenantId, ids)).map(toRating);
 }
 
 /** Inserts or updates a catalogue entry by its natural key; returns the row, whether it was created and whether it changed. */
@@ -221,10 +225,13 @@ export async function countCharges(db: Knex, tenantId: number, msisdn: string): 
   return Number(r?.n ?? 0);
 }
 
-/** A tenant's ledger entry by its row id, or undefined (another tenant's included). */
-export async function findChargeById(db: Knex, tenantId: number, id: number): Promise<ChargeRow | undefined> {
-  const r = await db('charges').select('*').where({ tenant_id: tenantId, id }).first();
-  return r ? toCharge(r) : undefined;
+/** A tenant's ledger entries by row id, in one statement (see tenantRowsByIds). */
+export async function findChargesByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<ChargeRow[]> {
+  return (await tenantRowsByIds(db, 'charges', tenantId, ids)).map(toCharge);
 }
 
 /**

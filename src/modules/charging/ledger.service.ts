@@ -6,7 +6,7 @@ import { keyedLoader } from '../../lib/keyed-loader';
 import { requireMsisdn } from '../../lib/msisdn';
 import { Subscriber, findSubscriber, findSubscribers } from '../subscribers/subscriber.store';
 import { ChargingCaller } from './charging-outcome';
-import { ChargeRow, countCharges, findChargeById, listCharges } from './charging.store';
+import { ChargeRow, countCharges, findChargesByIds, listCharges } from './charging.store';
 
 /**
  * Reads of subscribers' accounts and their ledger (ratings, refunds, adjustments), always in the
@@ -70,8 +70,8 @@ export class LedgerService {
     return countCharges(opts.trx ?? this.knex, caller.tenantId, msisdn);
   }
 
-  /** A ledger entry of the caller's tenant by its row id, or undefined. */
-  charge(caller: ChargingCaller, id: number, opts: InTransaction = {}): Promise<ChargeRow | undefined> {
-    return findChargeById(opts.trx ?? this.knex, caller.tenantId, id);
+  /** The caller's tenant's ledger entries with these row ids, in one statement (any order; ids naming none left out). */
+  charges(caller: ChargingCaller, ids: readonly number[]): Promise<ChargeRow[]> {
+    return findChargesByIds(this.knex, caller.tenantId, ids);
   }
 }

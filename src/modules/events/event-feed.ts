@@ -1,7 +1,7 @@
 import { Knex } from 'knex';
 import { runInRequestScope } from '../../lib/request-scope';
 import { Logger } from '../../logger';
-import { OutboxEvent, findEventById, lastEventSeq, listEventsAfter, listEventsBySeq } from './outbox.store';
+import { OutboxEvent, findEventsByIds, lastEventSeq, listEventsAfter, listEventsBySeq } from './outbox.store';
 
 /** Which events one subscription receives: one tenant's events of some types about one subject. */
 export interface FeedFilter {
@@ -93,11 +93,12 @@ export class EventFeed {
   }
 
   /**
-   * A recorded event of the tenant by its public id (ULID), if it is one of `types`; undefined
-   * otherwise (another tenant's event included). Reads the outbox, not the feed.
+   * The recorded events of the tenant with these public ids (ULIDs) that are of one of `types`,
+   * in one statement, in any order; ids naming none (another tenant's event included) left out.
+   * Reads the outbox, not the feed.
    */
-  event(tenantId: number, eventId: string, types: readonly string[]): Promise<OutboxEvent | undefined> {
-    return findEventById(this.db, tenantId, eventId, types);
+  events(tenantId: number, eventIds: readonly string[], types: readonly string[]): Promise<OutboxEvent[]> {
+    return findEventsByIds(this.db, tenantId, eventIds, types);
   }
 
   /** True while the poller runs (a read scheduled or under way): only while subscriptions are open. */

@@ -2,7 +2,7 @@ import { Arg, Authorized, Resolver, Root, Subscription } from 'type-graphql';
 import { SubscribeResolverData } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { registerNode } from '../../graphql/node';
+import { registerRowNode } from '../../graphql/node';
 import { MsisdnScalar } from '../../graphql/scalars';
 import { OutboxEvent } from './outbox.store';
 import { BalanceChangeType, QuotaReceivedType } from './event.types';
@@ -64,22 +64,22 @@ export class EventSubscriptionResolver {
   }
 }
 
-registerNode('BalanceChange', {
-  permissions: [Permission.CRS_RATING],
-  resolve: async (ctx, eventId) => {
-    const event = await ctx.services.events.event(
-      callerOf(ctx).tenantId,
-      eventId,
-      Object.keys(BALANCE_EVENT_KINDS),
-    );
-    return event ? toBalanceChange(event) : null;
-  },
-});
+/** Registers an event object type with `node(id:)`: key = the event's ULID, read among `types`. */
+function registerEventNode(
+  typename: string,
+  permission: Permission,
+  types: readonly string[],
+  view: (event: OutboxEvent) => object,
+): void {
+  registerRowNode(typename, {
+    permissions: [permission],
+    key: (eventId) => eventId,
+    read: (ctx, eventIds: readonly string[]) =>
+      ctx.services.events.events(callerOf(ctx).tenantId, eventIds, types),
+    keyOf: (event) => event.eventId,
+    view,
+  });
+}
 
-registerNode('QuotaReceived', {
-  permissions: [Permission.SQS_DONATION_PERMISSION],
-  resolve: async (ctx, eventId) => {
-    const event = await ctx.services.events.event(callerOf(ctx).tenantId, eventId, QUOTA_EVENT_TYPES);
-    return event ? toQuotaReceived(event) : null;
-  },
-});
+registerEventNode('BalanceChange', Permission.CRS_RATING, Object.keys(BALANCE_EVENT_KINDS), toBalanceChange);
+registerEventNode('QuotaReceived', Permission.SQS_DONATION_PERMISSION, QUOTA_EVENT_TYPES, toQuotaReceived);

@@ -179,20 +179,22 @@ export async function listEventsBySeq(db: Knex, seqs: readonly number[]): Promis
 }
 
 /**
- * A tenant's event by its public id (the ULID), if it is one of `types`; undefined when the id
- * names no such event of that tenant (the `node(id:)` read of the event object types).
+ * A tenant's events of one of `types` by their public ids (ULIDs), in one statement, in no
+ * particular order; ids that name no such event of that tenant are left out (the `node(id:)` /
+ * `nodes(ids:)` read of the event object types).
  */
-export async function findEventById(
+export async function findEventsByIds(
   db: Knex,
   tenantId: number,
-  eventId: string,
+  eventIds: readonly string[],
   types: readonly string[],
-): Promise<OutboxEvent | undefined> {
-  const row = (await selectOutboxEvents(db)
-    .where({ 'e.event_id': eventId, 'e.tenant_id': tenantId })
-    .whereIn('e.type', types)
-    .first()) as OutboxRow | undefined;
-  return row ? outboxEventOf(row) : undefined;
+): Promise<OutboxEvent[]> {
+  if (eventIds.length === 0) return [];
+  const rows = (await selectOutboxEvents(db)
+    .where('e.tenant_id', tenantId)
+    .whereIn('e.event_id', eventIds)
+    .whereIn('e.type', types)) as OutboxRow[];
+  return rows.map(outboxEventOf);
 }
 
 /** The highest seq recorded so far (0 when the outbox is empty): where a new feed starts. */

@@ -15,7 +15,7 @@ import { Permission } from '../../auth/permissions';
 import { BadUserInputError, DomainError } from '../../errors';
 import { GatewayContext, callerOf, perRequest } from '../../graphql/context';
 import { checkpoint, yieldingList } from '../../graphql/limits';
-import { globalId, registerNode } from '../../graphql/node';
+import { globalId, registerNode, rowIdKey } from '../../graphql/node';
 import { UserError, mutationPayload } from '../../graphql/payload';
 import {
   Connection,
@@ -76,11 +76,6 @@ export function locationByName(ctx: GatewayContext, name: string): Promise<Locat
   return loaders(ctx).byName(name);
 }
 
-/** The row id a location entity's global id carries, or null when the key is not one. */
-function rowKey(key: string): number | null {
-  return /^[1-9]\d{0,14}$/.test(key) ? Number(key) : null;
-}
-
 /**
  * Registers one location entity type with `node(id:)`: key = row id, read through the caller's
  * tenant-scoped loader (another tenant's or an unknown row → null), mapped by the same view.
@@ -93,7 +88,7 @@ function registerLocationNode<R>(
   registerNode(typename, {
     permissions: [READ],
     async resolve(ctx, key) {
-      const id = rowKey(key);
+      const id = rowIdKey(key);
       const row = id === null ? undefined : await load(loaders(ctx), id);
       return row ? view(row) : null;
     },

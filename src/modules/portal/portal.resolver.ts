@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver, R
 import { Permission } from '../../auth/permissions';
 import { SUBSCRIBER } from '../../auth/subscriber';
 import { GatewayContext, callerOf, subscriberOf } from '../../graphql/context';
-import { globalId, registerNode } from '../../graphql/node';
+import { globalId, registerRowNode, rowIdKey } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
 import { Connection, ConnectionArgs } from '../../graphql/relay';
 import { DomainError, UnauthenticatedError } from '../../errors';
@@ -138,21 +138,24 @@ export class PortalResolver {
   }
 }
 
-registerNode('PlanOffer', {
+/** A plan offer's node key: `<plan definition id>:<currency>` (the currency the offer is priced in). */
+const OFFER_KEY = /^([1-9]\d{0,9}):([A-Z]{3})$/;
+
+registerRowNode('PlanOffer', {
   permissions: [Permission.ADMIN],
-  resolve: async (ctx, key) => {
-    const m = /^([1-9]\d{0,9}):([A-Z]{3})$/.exec(key);
-    if (!m) return null;
-    const d = await ctx.services.portal.offer(callerOf(ctx).tenantId, Number(m[1]));
-    return d ? offerView(d, m[2]) : null;
+  key: (key) => {
+    const m = OFFER_KEY.exec(key);
+    return m ? Number(m[1]) : null;
   },
+  read: (ctx, ids: readonly number[]) => ctx.services.portal.offersByIds(callerOf(ctx).tenantId, ids),
+  keyOf: (d) => d.id,
+  view: (d, key) => offerView(d, OFFER_KEY.exec(key)![2]),
 });
 
-registerNode('PortalPlan', {
+registerRowNode('PortalPlan', {
   permissions: [Permission.ADMIN],
-  resolve: async (ctx, key) => {
-    if (!/^[1-9]\d{0,9}$/.test(key)) return null;
-    const p = await ctx.services.portal.plan(callerOf(ctx).tenantId, Number(key));
-    return p ? planView(p) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) => ctx.services.portal.plansByIds(callerOf(ctx).tenantId, ids),
+  keyOf: (p) => p.id,
+  view: planView,
 });

@@ -13,8 +13,8 @@ import { Clock } from '../../lib/clock';
 import { CdrRecorder } from '../cdrs/cdr.recorder';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import {
-  findPlanDefinitionById,
-  findSubscriberPlan,
+  findPlanDefinitionsByIds,
+  findSubscriberPlans,
   listPricedPlanDefinitions,
   listSubscriberPlans,
 } from '../sharing/plan.store';
@@ -179,14 +179,21 @@ export class PortalService {
     );
   }
 
-  /** ADMIN `node(id:)`: a plan definition of the tenant that is on offer (has a price), or undefined. */
-  async offer(tenantId: number, planDefinitionId: number): Promise<PlanDefinitionRow | undefined> {
-    const d = await findPlanDefinitionById(this.db, tenantId, planDefinitionId);
-    return d && d.price !== null ? d : undefined;
+  /**
+   * ADMIN `node(id:)` / `nodes(ids:)`: the plan definitions of the tenant with these ids that are
+   * on offer (have a price), in one statement, in any order; the others left out.
+   */
+  async offersByIds(tenantId: number, planDefinitionIds: readonly number[]): Promise<PlanDefinitionRow[]> {
+    return (await findPlanDefinitionsByIds(this.db, tenantId, planDefinitionIds)).filter(
+      (d) => d.price !== null,
+    );
   }
 
-  /** ADMIN `node(id:)`: a subscriber plan of the tenant by its plan id, or undefined. */
-  plan(tenantId: number, planId: number): Promise<SubscriberPlanRow | undefined> {
-    return findSubscriberPlan(this.db, tenantId, planId);
+  /**
+   * ADMIN `node(id:)` / `nodes(ids:)`: the subscriber plans of the tenant with these plan ids, in
+   * one statement, in any order; ids naming none left out.
+   */
+  plansByIds(tenantId: number, planIds: readonly number[]): Promise<SubscriberPlanRow[]> {
+    return findSubscriberPlans(this.db, tenantId, planIds);
   }
 }

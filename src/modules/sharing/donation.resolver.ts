@@ -1,7 +1,7 @@
 import { Arg, Args, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { Permission } from '../../auth/permissions';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { registerNode } from '../../graphql/node';
+import { registerNode, registerRowNode, rowIdKey } from '../../graphql/node';
 import { Connection, connectionFromRows, pageRequest } from '../../graphql/relay';
 import {
   AllowanceConnections,
@@ -27,13 +27,12 @@ registerNode('Donation', {
   },
 });
 
-registerNode('Allowance', {
+registerRowNode('Allowance', {
   permissions: [Permission.SQS_DONATION_PERMISSION],
-  async resolve(ctx, key) {
-    if (!/^[1-9]\d{0,14}$/.test(key)) return null;
-    const a = await ctx.services.sharing.allowance(callerOf(ctx), Number(key));
-    return a ? view.allowance(a) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) => ctx.services.sharing.allowancesByIds(callerOf(ctx), ids),
+  keyOf: (a) => a.id,
+  view: (a) => view.allowance(a),
 });
 
 /** Donations and allowances (CONTRACT §5, §7); the rules live in DonationService. */

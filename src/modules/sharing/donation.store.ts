@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { KeysetPage, byCreated, byId, keysetPage } from '../../db/keyset';
+import { tenantRowsByIds } from '../../db/by-ids';
 import { AllowanceRow, DonationRow, UnitMeteringType, donorFieldsOf } from './sharing.rows';
 
 /** SQL of donations and allowances (CONTRACT §5); used only by the donation service. */
@@ -242,14 +243,13 @@ export async function allowancesPage(
   return (await keysetPage(q, page, byId(), 'desc')).map(toAllowance);
 }
 
-/** A tenant's allowance by row id, or undefined. */
-export async function findAllowance(
+/** A tenant's allowances by row id, in one statement (see tenantRowsByIds). */
+export async function findAllowances(
   db: Knex,
   tenantId: number,
-  id: number,
-): Promise<AllowanceRow | undefined> {
-  const r = await db('allowances').select('*').where({ tenant_id: tenantId, id }).first();
-  return r ? toAllowance(r) : undefined;
+  ids: readonly number[],
+): Promise<AllowanceRow[]> {
+  return (await tenantRowsByIds(db, 'allowances', tenantId, ids)).map(toAllowance);
 }
 
 /**

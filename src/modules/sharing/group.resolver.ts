@@ -400,14 +400,16 @@ registerNode('Group', {
 
 registerNode('GroupMember', {
   permissions: [Permission.SQS_GROUP_READ_PERMISSION],
+  // Key `<group id>:<member MSISDN>`: the group in the caller's tenant, then its members, each
+  // through the request's loaders (one statement per tick for all the ids of a `nodes(ids:)`).
   async resolve(ctx, key) {
     const colon = key.lastIndexOf(':');
     if (colon < 1) return null;
-    const m = await ctx.services.sharing.groupService.member(
-      callerOf(ctx),
-      key.slice(0, colon),
-      key.slice(colon + 1),
-    );
+    const groupId = key.slice(0, colon);
+    const msisdn = key.slice(colon + 1);
+    const { groups, members } = loaders(ctx);
+    if (!(await groups.load(groupId))) return null;
+    const m = (await members.load(groupId)).find((row) => row.memberMsisdn === msisdn);
     return m ? memberView(m) : null;
   },
 });

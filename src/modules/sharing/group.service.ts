@@ -172,12 +172,6 @@ export class GroupService {
     return listGroupsByKey(this.db, caller.tenantId, groupFilter(by), page);
   }
 
-  /** A member of a tenant's group by MSISDN (canonical), or undefined (`node(id:)`). */
-  async member(caller: GroupCaller, groupId: string, msisdn: string): Promise<MemberRow | undefined> {
-    if (!(await findGroup(this.db, caller.tenantId, groupId))) return undefined;
-    return (await membersOf(this.db, [groupId])).find((m) => m.memberMsisdn === msisdn);
-  }
-
   /**
    * Deletes a group with its members and its recurring donation; quota already shared stays.
    * CDRs: group deleted, and recurring donation deleted for the one cancelled with it.

@@ -13,7 +13,7 @@ import {
 import { Permission } from '../../auth/permissions';
 import { NotFoundError } from '../../errors';
 import { GatewayContext, callerOf } from '../../graphql/context';
-import { registerNode } from '../../graphql/node';
+import { registerRowNode, rowIdKey } from '../../graphql/node';
 import { mutationPayload } from '../../graphql/payload';
 import {
   ConnectionArgs,
@@ -179,24 +179,19 @@ export class SubscriberPlanResolver {
   }
 }
 
-/** Keys of typed ids: positive integers as the cursors write them. */
-const intKey = (key: string): number | null => (/^[1-9]\d{0,14}$/.test(key) ? Number(key) : null);
-
-registerNode('PlanDefinition', {
+registerRowNode('PlanDefinition', {
   permissions: [Permission.SQS_DONATION_PERMISSION],
-  async resolve(ctx, key) {
-    const id = intKey(key);
-    const d =
-      id === null ? undefined : await ctx.services.sharing.planService.planDefinition(callerOf(ctx), id);
-    return d ? planDefinitionView(d) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) =>
+    ctx.services.sharing.planService.planDefinitionsByIds(callerOf(ctx), ids),
+  keyOf: (d) => d.id,
+  view: planDefinitionView,
 });
 
-registerNode('SubscriberPlan', {
+registerRowNode('SubscriberPlan', {
   permissions: [Permission.SQS_DONATION_PERMISSION],
-  async resolve(ctx, key) {
-    const id = intKey(key);
-    const p = id === null ? undefined : await ctx.services.sharing.subscriberPlan(callerOf(ctx), id);
-    return p ? subscriberPlanView(p) : null;
-  },
+  key: rowIdKey,
+  read: (ctx, ids: readonly number[]) => ctx.services.sharing.subscriberPlansByIds(callerOf(ctx), ids),
+  keyOf: (p) => p.id,
+  view: subscriberPlanView,
 });

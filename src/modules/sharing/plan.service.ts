@@ -7,8 +7,9 @@ import { Clock } from '../../lib/clock';
 import { SubscriberService } from '../subscribers/subscriber.service';
 import {
   findPlanDefinition,
-  findPlanDefinitionById,
+  findPlanDefinitionsByIds,
   findSubscriberPlan,
+  findSubscriberPlans,
   listPlanDefinitions,
   listPlanDefinitionsByKey,
   listSubscriberPlans,
@@ -83,9 +84,14 @@ export class PlanService {
     return listPlanDefinitionsByKey(this.db, caller.tenantId, page);
   }
 
-  /** A plan definition of the tenant by its numeric id, or undefined (`node(id:)`). */
-  planDefinition(caller: PlanCaller, id: number): Promise<PlanDefinitionRow | undefined> {
-    return findPlanDefinitionById(this.db, caller.tenantId, id);
+  /** The caller's tenant's plan definitions with these ids, in one statement (any order; ids naming none left out). */
+  planDefinitionsByIds(caller: PlanCaller, ids: readonly number[]): Promise<PlanDefinitionRow[]> {
+    return findPlanDefinitionsByIds(this.db, caller.tenantId, ids);
+  }
+
+  /** The caller's tenant's subscriber plans with these plan ids, in one statement (any order; ids naming none left out). */
+  subscriberPlansByIds(caller: PlanCaller, ids: readonly number[]): Promise<SubscriberPlanRow[]> {
+    return findSubscriberPlans(this.db, caller.tenantId, ids);
   }
 
   /** A subscriber's plans (MSISDN with or without `+`; malformed gives 412 on `msisdn`). */

@@ -1,5 +1,6 @@
 import { Knex } from 'knex';
 import { KeysetPage, byId, keysetPage } from '../../db/keyset';
+import { tenantRowsByIds } from '../../db/by-ids';
 import { dialectOf, forUpdate as lock } from '../../db/knex';
 import { Money } from '../../lib/money';
 import { PlanDefinitionRow, ShareQuotaType, SubscriberPlanRow, UnitMeteringType } from './sharing.rows';
@@ -50,6 +51,15 @@ export async function findPlanDefinitionById(
 ): Promise<PlanDefinitionRow | undefined> {
   const r = await db('plan_definitions').select('*').where({ tenant_id: tenantId, id }).first();
   return r ? toDefinition(r) : undefined;
+}
+
+/** A tenant's plan definitions by id, in one statement (see tenantRowsByIds). */
+export async function findPlanDefinitionsByIds(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<PlanDefinitionRow[]> {
+  return (await tenantRowsByIds(db, 'plan_definitions', tenantId, ids)).map((r) => toDefinition(r));
 }
 
 /**
@@ -156,6 +166,16 @@ export async function findSubscriberPlan(
   }
   const r = await planQuery(db).where({ 'p.id': id, 'p.tenant_id': tenantId }).first();
   return r ? toPlan(r) : undefined;
+}
+
+/** A tenant's subscriber plans by plan id, each with its definition, in one statement (any order; ids naming none left out). */
+export async function findSubscriberPlans(
+  db: Knex,
+  tenantId: number,
+  ids: readonly number[],
+): Promise<SubscriberPlanRow[]> {
+  if (ids.length === 0) return [];
+  return (await planQuery(db).where('p.tenant_id', tenantId).whereIn('p.id', ids)).map(toPlan);
 }
 
 /** A subscriber's plans ordered by id. */

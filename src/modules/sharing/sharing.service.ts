@@ -115,8 +115,8 @@ export class SharingService {
   donations: DonationService['donations'] = (...a) => this.donationService.donations(...a);
   /** See {@link DonationService.allowances}. */
   allowances: DonationService['allowances'] = (...a) => this.donationService.allowances(...a);
-  /** See {@link DonationService.allowance}. */
-  allowance: DonationService['allowance'] = (...a) => this.donationService.allowance(...a);
+  /** See {@link DonationService.allowancesByIds}. */
+  allowancesByIds: DonationService['allowancesByIds'] = (...a) => this.donationService.allowancesByIds(...a);
   /** See {@link GroupService.createGroup}. */
   createGroup: GroupService['createGroup'] = (...a) => this.groupService.createGroup(...a);
   /** See {@link GroupService.group}. */
@@ -153,6 +153,9 @@ export class SharingService {
   subscriberPlans: PlanService['subscriberPlans'] = (...a) => this.planService.subscriberPlans(...a);
   /** See {@link PlanService.subscriberPlan}. */
   subscriberPlan = (caller: SharingCaller, id: number) => this.planService.subscriberPlan(caller, id);
+  /** See {@link PlanService.subscriberPlansByIds}. */
+  subscriberPlansByIds: PlanService['subscriberPlansByIds'] = (...a) =>
+    this.planService.subscriberPlansByIds(...a);
   /** See {@link PlanService.upsertPlanDefinition}. */
   upsertPlanDefinition = (caller: SharingCaller, input: Parameters<PlanService['upsertPlanDefinition']>[1]) =>
     this.planService.upsertPlanDefinition(caller, input);
