@@ -47,7 +47,8 @@ describe('nodes(ids:): one statement per entity type', () => {
       expect(r.status).toBe(200);
     }
     const group = (await sqs.createGroup({ ownerId: DONOR, name: 'batched' })).json().id as string;
-    for (const i of [2, 3]) expect((await sqs.addMember(group, { memberId: R(i), quota: 10 })).status).toBe(201);
+    for (const i of [2, 3])
+      expect((await sqs.addMember(group, { memberId: R(i), quota: 10 })).status).toBe(201);
 
     const db = app.tdb.db;
     const ids = async (table: string, where: Record<string, unknown> = {}) =>
