@@ -139,7 +139,7 @@ describe('nodes(ids:): one statement per entity type', () => {
       ... on GroupMember { memberId }
       ... on BalanceChange { balanceEvent: eventId }
       ... on QuotaReceived { quotaEvent: eventId }`;
-    const last = (await app.tdb.db('charges').max({ id: 'id' }).first()).id as number;
+    const last = Number((await app.tdb.db('charges').max({ id: 'id' }).first())!.id);
     const ids = [
       ...Object.entries(keys).flatMap(([type, k]) => [globalId(type, k[1]), globalId(type, k[0])]),
       globalId('Charge', last + 1000),
