@@ -113,7 +113,7 @@ async function pacedRuns(
       ['median', Math.round(median(runs.map((r) => r.reqs))), median(runs.map((r) => r.p50)), p99, ''],
     ],
   );
-  console.log(`  gateway RSS after them: ${m.rss} MB (peak ${m.peak})`);
+  console.log(`  ${server.program} RSS after them: ${m.rss} MB (peak ${m.peak})`);
   const detail = `median ${p99} ms at ${rate} req/s (runs: ${runs.map((r) => r.p99).join(', ')} ms)`;
   if (maxP99 === undefined) console.log(`  p99 at ${what} (figure, no target): ${detail}`);
   else {
@@ -360,6 +360,10 @@ async function rating({ backend, url, s, verdicts }) {
       )),
     );
     steadyMemory('rating', backend, srv.gateway, verdicts);
+    if (backend === 'mariadb') {
+      await stopServers(srv);
+      paced.push(...(await bareHalfPeak(url, request, rows[0].reqs, s, verdicts)));
+    }
     const results = [...allResults(rows), ...paced];
     charged = results.reduce((n, r) => n + r.ok, 0);
     // A timed run ends with up to one request per connection in flight: the server charges it,
@@ -395,6 +399,32 @@ async function rating({ backend, url, s, verdicts }) {
   )
     console.log(`  no lost update: ${line}`);
   else verdicts.fail('rating', `LOST OR EXTRA UPDATE: ${line}`);
+}
+
+/**
+ * The MariaDB rating tail without the gateway (a figure beside the target): the bare Koa handler
+ * (the same rating transaction, bench/baselines.js) paced at the same half of the gateway's peak,
+ * as a fresh process warmed up at peak for 10 s (`BENCH_WARMUP_SECONDS` in a quick run) with the
+ * gateway stopped, so the two never share the server core. In 8 runs of each on one machine the
+ * bare handler's p99 spread as the gateway's (docs/benchmarks.md "The rating tail without the
+ * gateway"): what the gateway's p99 is beside this one says how much of a miss is the gateway's.
+ * Returns the load results (their charges count in the ledger check).
+ */
+async function bareHalfPeak(url, request, peak, s, verdicts) {
+  const bare = await startServer('bare', url);
+  try {
+    const warm = await runLoad(bare.base, request('rest', 'bare-warm'), {
+      duration: s.quick ? s.warmupSeconds : 10,
+      connections: s.connections,
+    });
+    verdicts.checkLoad('rating', 'bare handler warm-up', warm);
+    const runs = await halfPeak('rating', 'mariadb', bare, request('rest', 'bare-half'), peak, s, verdicts, {
+      what: 'half of the gateway’s peak, bare Koa handler',
+    });
+    return [warm, ...runs];
+  } finally {
+    await bare.stop();
+  }
 }
 
 /**
