@@ -128,7 +128,7 @@ export async function listCdrs(db: Knex, filter: CdrFilter, limit: number): Prom
   return (await q).map(cdrOf);
 }
 
-/** A tenant's CDR by its id (the `cdrs` row id), or undefined. */
+/** A tenant's CDRs by id (the `cdrs` row ids), in one statement, in no particular order; ids naming none left out. */
 export async function findCdrs(db: Knex, tenantId: number, ids: readonly number[]): Promise<CdrRow[]> {
   if (ids.length === 0) return [];
   const rows = (await db('cdrs as c')
