@@ -274,6 +274,17 @@ class Verdicts {
     console.log(`  target ${mark}  ${label}: ${detail}`);
   }
 
+  /**
+   * Adds `more` to the detail of the last target of `scenario` whose label starts with `prefix`
+   * (a figure measured after its verdict, shown beside it in the summary), and prints it.
+   */
+  annotate(scenario, prefix, more) {
+    const t = this.targets.findLast((x) => x.scenario === scenario && x.label.startsWith(prefix));
+    if (!t) return;
+    t.detail += `; ${more}`;
+    console.log(`  beside the target "${t.label}": ${more}`);
+  }
+
   /** Records a fatal failure and prints it at once. */
   fail(scenario, message) {
     this.failures.push({ scenario, message });

@@ -421,6 +421,11 @@ async function bareHalfPeak(url, request, peak, s, verdicts) {
     const runs = await halfPeak('rating', 'mariadb', bare, request('rest', 'bare-half'), peak, s, verdicts, {
       what: 'half of the gateway’s peak, bare Koa handler',
     });
+    verdicts.annotate(
+      'rating',
+      'p99 ≤ 15 ms at half of peak',
+      `the bare handler at the same rate ${median(runs.map((r) => r.p99))} ms (runs: ${runs.map((r) => r.p99).join(', ')} ms; a figure)`,
+    );
     return [warm, ...runs];
   } finally {
     await bare.stop();
