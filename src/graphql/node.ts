@@ -101,10 +101,11 @@ export interface RowNodeSource<K, R> {
 export function registerRowNode<K, R>(typename: string, source: RowNodeSource<K, R>): void {
   const loaderOf = (ctx: GatewayContext) =>
     perRequest(ctx, `node:${typename}`, () =>
-      keyedLoader((keys: readonly K[]) => {
-        ctx.budget?.check();
-        return source.read(ctx, keys);
-      }, source.keyOf),
+      keyedLoader(
+        (keys: readonly K[]) => source.read(ctx, keys),
+        source.keyOf,
+        () => ctx.budget?.check(),
+      ),
     );
   registerNode(typename, {
     permissions: source.permissions,

@@ -43,11 +43,9 @@ export class LedgerService {
     beforeQuery: () => void = () => undefined,
   ): DataLoader<string, Subscriber | undefined> {
     return keyedLoader(
-      async (msisdns) => {
-        beforeQuery();
-        return (await findSubscribers(this.knex, caller.tenantId, msisdns)).values();
-      },
+      async (msisdns) => (await findSubscribers(this.knex, caller.tenantId, msisdns)).values(),
       (s) => s.msisdn,
+      beforeQuery,
     );
   }
 

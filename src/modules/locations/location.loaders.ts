@@ -78,17 +78,13 @@ export class LocationLoaders {
     groupBy(await profilesByLocationIds(this.db, this.tenantLocationIds(ids)), (r) => r.locationId, ids),
   );
 
-  /** Rows by `keyOf`, read by `read` after {@link beforeQuery} (see keyedLoader). */
-  private keyed<K, T>(read: (keys: readonly K[]) => Promise<T[]>, keyOf: (row: T) => K) {
-    return keyedLoader((keys: readonly K[]) => {
-      this.beforeQuery();
-      return read(keys);
-    }, keyOf);
-  }
-
-  /** Rows by id (see {@link keyed}). */
+  /** Rows by id, read by `read` after {@link beforeQuery} (see keyedLoader). */
   private byId<T extends { id: number }>(read: (ids: readonly number[]) => Promise<T[]>) {
-    return this.keyed(read, (r: T) => r.id);
+    return keyedLoader(
+      read,
+      (r: T) => r.id,
+      () => this.beforeQuery(),
+    );
   }
 
   readonly infoTypes = this.byId(async (ids) =>
@@ -100,9 +96,10 @@ export class LocationLoaders {
   );
 
   /** This tenant's locations by exact name, the names of one tick in one statement. */
-  private readonly byExactName = this.keyed(
+  private readonly byExactName = keyedLoader(
     (names: readonly string[]) => locationsByNames(this.db, this.tenantId, names),
     (r: LocationRow) => r.name,
+    () => this.beforeQuery(),
   );
 
   /**
