@@ -405,7 +405,7 @@ async function rating({ backend, url, s, verdicts }) {
  * The MariaDB rating tail without the gateway (a figure beside the target): the bare Koa handler
  * (the same rating transaction, bench/baselines.js) paced at the same half of the gateway's peak,
  * as a fresh process warmed up at peak for 10 s (`BENCH_WARMUP_SECONDS` in a quick run) with the
- * gateway stopped, so the two never share the server core. In 8 runs of each on one machine the
+ * gateway stopped, so the two never share the server core. In 16 runs of each on one machine the
  * bare handler's p99 spread as the gateway's (docs/benchmarks.md "The rating tail without the
  * gateway"): what the gateway's p99 is beside this one says how much of a miss is the gateway's.
  * Returns the load results (their charges count in the ledger check).
