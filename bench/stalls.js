@@ -124,9 +124,8 @@ async function main() {
   }
   for (const program of programs) {
     const p99s = windows.filter((w) => w.program === program).map((w) => w.r.p99);
-    const sorted = [...p99s].sort((a, b) => a - b);
     console.log(
-      `${program}: p99 ${p99s.join(', ')} ms; median ${sorted[Math.floor((sorted.length - 1) / 2)]} ms; ${p99s.filter((p) => p <= 15).length} of ${p99s.length} runs <= 15 ms`,
+      `${program}: p99 ${p99s.join(', ')} ms; median ${h.median(p99s)} ms; ${p99s.filter((p) => p <= 15).length} of ${p99s.length} runs <= 15 ms`,
     );
   }
 }
